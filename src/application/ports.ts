@@ -1,0 +1,171 @@
+import type { Book, BookFormat, BookMetadata, BookQuery } from '../domain/book.js';
+import type { ThrottleCounter, ThrottlePolicy } from '../domain/login-throttle.js';
+import type { PageRequest } from '../domain/page.js';
+import type { Shelf } from '../domain/shelf.js';
+import type { User } from '../domain/user.js';
+
+/** A slice of a paged query: the items of one page and the total across all pages. */
+export interface Slice<T> {
+  readonly items: T[];
+  readonly total: number;
+}
+
+export interface UserRepository {
+  /** Inserts; throws ConflictError `username_already_exists` / `email_already_exists`. */
+  create(user: User): Promise<void>;
+  /** Replaces the stored user with the same id; throws ConflictError on unique fields. */
+  update(user: User): Promise<void>;
+  /** Removes the user; returns false when there was none. */
+  delete(id: string): Promise<boolean>;
+  findById(id: string): Promise<User | null>;
+  /** Case-insensitive username match. */
+  findByUsername(username: string): Promise<User | null>;
+  /** Matches the lower-cased e-mail. */
+  findByEmail(email: string): Promise<User | null>;
+  findByOidcIdentity(issuer: string, subject: string): Promise<User | null>;
+  /** Users ordered by creation time, then id. */
+  list(page: PageRequest): Promise<Slice<User>>;
+  count(): Promise<number>;
+}
+
+export interface TokenRevocationRepository {
+  /** Denies the token id until it would have expired anyway. Idempotent. */
+  revoke(jti: string, expiresAt: Date): Promise<void>;
+  isRevoked(jti: string): Promise<boolean>;
+  /** Forgets revocations whose tokens have expired; returns how many. */
+  purgeExpired(now: Date): Promise<number>;
+}
+
+export interface LoginThrottleRepository {
+  get(key: string): Promise<ThrottleCounter | null>;
+  /** Atomically applies one failure (domain `afterFailure`) and returns the new counter. */
+  recordFailure(key: string, now: Date, policy: ThrottlePolicy): Promise<ThrottleCounter>;
+  reset(key: string): Promise<void>;
+}
+
+export interface BookRepository {
+  /** Inserts; throws ConflictError `duplicate_book` (extra `book_id`) on an existing SHA-256. */
+  create(book: Book): Promise<void>;
+  update(book: Book): Promise<void>;
+  delete(id: string): Promise<boolean>;
+  findById(id: string): Promise<Book | null>;
+  findBySha256(sha256: string): Promise<Book | null>;
+  /** Books for the given ids, in no particular order; missing ids are left out. */
+  findByIds(ids: readonly string[]): Promise<Book[]>;
+  search(query: BookQuery): Promise<Slice<Book>>;
+  /** Whether a record with this id exists (used by the start-up reconciler). */
+  exists(id: string): Promise<boolean>;
+}
+
+export interface ShelfRepository {
+  /** Inserts with its ordered book ids; throws ConflictError `shelf_name_taken`. */
+  create(shelf: Shelf): Promise<void>;
+  /** Saves name, description, visibility and updatedAt; throws ConflictError `shelf_name_taken`. */
+  updateDetails(shelf: Shelf): Promise<void>;
+  /** Replaces the whole ordered membership. */
+  replaceBooks(shelfId: string, bookIds: readonly string[], updatedAt: Date): Promise<void>;
+  /** Appends at the end; no-op (false) when already there. Cost does not grow with the shelf. */
+  addBook(shelfId: string, bookId: string, updatedAt: Date): Promise<boolean>;
+  /** Returns false when the book was not on the shelf. */
+  removeBook(shelfId: string, bookId: string, updatedAt: Date): Promise<boolean>;
+  /** Removes a deleted book from every shelf. */
+  removeBookEverywhere(bookId: string, updatedAt: Date): Promise<void>;
+  delete(id: string): Promise<boolean>;
+  findById(id: string): Promise<Shelf | null>;
+  /** Shelves owned by ownerId, plus every public shelf unless onlyOwn; ordered by name. */
+  listVisible(ownerId: string, onlyOwn: boolean, page: PageRequest): Promise<Slice<Shelf>>;
+  /** One page of the shelf's book ids in shelf order; page N costs what page 1 does. */
+  bookIdsPage(shelfId: string, page: PageRequest): Promise<Slice<string>>;
+}
+
+/** A file received from a client, held in temporary storage until it is kept or discarded. */
+export interface StagedFile {
+  readonly handle: string;
+  readonly size: number;
+  readonly sha256: string;
+}
+
+export interface UploadStaging {
+  /** Streams into a temp file while hashing; throws TooLargeError past maxBytes (nothing kept). */
+  stage(source: AsyncIterable<Uint8Array>, maxBytes: number): Promise<StagedFile>;
+  discard(file: StagedFile): Promise<void>;
+  /** Removes every temp file (start-up reconciler). Returns how many. */
+  clear(): Promise<number>;
+}
+
+export interface ByteRange {
+  readonly start: number;
+  /** Inclusive. */
+  readonly end: number;
+}
+
+export interface BlobStore {
+  /** Makes the staged file durable under key, atomically: afterwards it is all there or absent. */
+  putStaged(key: string, file: StagedFile): Promise<void>;
+  /** Stores small bytes (covers) durably and atomically. */
+  putBytes(key: string, data: Uint8Array): Promise<void>;
+  /** A readable stream of the whole blob or a range; null when absent. */
+  read(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | null>;
+  size(key: string): Promise<number | null>;
+  delete(key: string): Promise<void>;
+  /** Every stored key (start-up reconciler). */
+  keys(): AsyncIterable<string>;
+}
+
+export interface ExtractedCover {
+  readonly data: Uint8Array;
+  readonly mediaType: string;
+}
+
+export interface ExtractedBook {
+  readonly format: BookFormat;
+  /** What the file says; absent fields are left out. */
+  readonly metadata: Partial<BookMetadata>;
+  readonly cover: ExtractedCover | null;
+}
+
+export interface MetadataReader {
+  /**
+   * Decides the type by content and reads metadata, within size, entry, depth and time limits.
+   * Throws UnsupportedTypeError for an unknown type and UnprocessableError for a corrupt file.
+   */
+  read(file: StagedFile): Promise<ExtractedBook>;
+}
+
+export interface PasswordHasher {
+  hash(password: string): Promise<string>;
+  /** Compares against a dummy hash when hash is null, so timing does not reveal absence. */
+  verify(password: string, hash: string | null): Promise<boolean>;
+}
+
+export interface IssuedToken {
+  readonly token: string;
+  readonly jti: string;
+  readonly expiresIn: number;
+}
+
+export interface TokenClaims {
+  readonly userId: string;
+  readonly jti: string;
+  readonly tokenVersion: number;
+  readonly expiresAt: Date;
+}
+
+export interface TokenService {
+  issue(user: User): IssuedToken;
+  /** Throws AuthenticationError `invalid_token` for anything not issued by us and unexpired. */
+  verify(token: string): TokenClaims;
+}
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface IdGenerator {
+  next(): string;
+}
+
+/** Whether the store answers (readiness). */
+export interface HealthCheck {
+  ping(): Promise<void>;
+}

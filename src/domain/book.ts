@@ -1,0 +1,71 @@
+import type { OwnerRef } from './owner.js';
+
+export const BOOK_FORMATS = ['epub', 'pdf', 'mobi', 'azw3', 'cbz', 'fb2', 'txt'] as const;
+export type BookFormat = (typeof BOOK_FORMATS)[number];
+
+export const MEDIA_TYPES: Readonly<Record<BookFormat, string>> = {
+  epub: 'application/epub+zip',
+  pdf: 'application/pdf',
+  mobi: 'application/x-mobipocket-ebook',
+  azw3: 'application/vnd.amazon.ebook',
+  cbz: 'application/vnd.comicbook+zip',
+  fb2: 'application/x-fictionbook+xml',
+  txt: 'text/plain; charset=utf-8',
+};
+
+/** The metadata fields a person may edit, and that a file's metadata supplies. */
+export interface BookMetadata {
+  readonly title: string;
+  readonly authors: readonly string[];
+  readonly description: string | null;
+  readonly publisher: string | null;
+  readonly language: string | null;
+  /** ISO 8601 date or partial date (`2019`, `2019-04`, `2019-04-01`). */
+  readonly published: string | null;
+  readonly isbn: string | null;
+  readonly tags: readonly string[];
+  readonly series: string | null;
+  readonly seriesIndex: number | null;
+}
+
+export interface Book extends BookMetadata {
+  readonly id: string;
+  readonly format: BookFormat;
+  /** Display name for downloads; never used as a storage path. */
+  readonly fileName: string;
+  readonly fileSize: number;
+  readonly sha256: string;
+  /** Media type of the cover image, null when the book has none. */
+  readonly coverMediaType: string | null;
+  readonly owner: OwnerRef;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export const BOOK_SORTS = ['title', 'author', 'added', 'published'] as const;
+export type BookSortField = (typeof BOOK_SORTS)[number];
+
+export interface BookSort {
+  readonly field: BookSortField;
+  readonly descending: boolean;
+}
+
+export interface BookQuery {
+  /** Case-insensitive substring over title, authors, tags and series. */
+  readonly q?: string;
+  readonly author?: string;
+  readonly tag?: string;
+  readonly format?: BookFormat;
+  readonly sort: BookSort;
+  readonly page: number;
+  readonly pageSize: number;
+}
+
+/** Blob keys are derived from the id only, never from client input. */
+export function bookFileKey(bookId: string): string {
+  return `${bookId}.book`;
+}
+
+export function bookCoverKey(bookId: string): string {
+  return `${bookId}.cover`;
+}

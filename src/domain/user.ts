@@ -1,0 +1,42 @@
+import type { RoleName } from './permissions.js';
+
+export type AuthProvider = 'local' | 'oidc';
+
+export interface OidcIdentity {
+  readonly issuer: string;
+  readonly subject: string;
+}
+
+export interface User {
+  readonly id: string;
+  readonly username: string;
+  /** Stored lower-case. */
+  readonly email: string;
+  /** null for accounts that can only sign in through SSO. */
+  readonly passwordHash: string | null;
+  readonly roles: readonly RoleName[];
+  readonly authProvider: AuthProvider;
+  readonly oidc: OidcIdentity | null;
+  readonly disabled: boolean;
+  /** Bumped to revoke every token issued before (password change). */
+  readonly tokenVersion: number;
+  readonly createdAt: Date;
+  readonly updatedAt: Date;
+}
+
+export const USERNAME_PATTERN = /^[A-Za-z0-9._-]{3,50}$/;
+export const PASSWORD_MIN_LENGTH = 8;
+export const PASSWORD_MAX_BYTES = 72;
+
+export function normalizeEmail(email: string): string {
+  return email.trim().toLowerCase();
+}
+
+/** Usernames are unique case-insensitively; this is the key they are compared by. */
+export function usernameKey(username: string): string {
+  return username.toLowerCase();
+}
+
+export function passwordByteLength(password: string): number {
+  return new TextEncoder().encode(password).length;
+}
