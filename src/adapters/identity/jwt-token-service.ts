@@ -1,0 +1,76 @@
+import jwt from 'jsonwebtoken';
+import type { Clock, IdGenerator, IssuedToken, TokenClaims, TokenService } from '../../application/ports.js';
+import { AuthenticationError } from '../../domain/errors.js';
+import type { User } from '../../domain/user.js';
+
+export interface JwtTokenServiceOptions {
+  readonly secret: string;
+  readonly expiresInSeconds: number;
+  readonly issuer?: string;
+  readonly audience?: string;
+  readonly clock: Clock;
+  /** Supplies `jti`; production passes RandomIdGenerator (128 random bits). */
+  readonly ids: IdGenerator;
+}
+
+const ALGORITHM = 'HS256';
+const CLOCK_TOLERANCE_SECONDS = 30;
+const MAX_TOKEN_LENGTH = 4096;
+const MIN_SECRET_BYTES = 32;
+
+const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
+
+function invalidToken(): AuthenticationError {
+  return new AuthenticationError('invalid_token', 'The token is invalid or expired.');
+}
+
+/** Issues and verifies the service's own HS256 access tokens (algorithm, iss, aud and exp pinned). */
+export class JwtTokenService implements TokenService {
+  private readonly issuer: string;
+  private readonly audience: string;
+
+  constructor(private readonly options: JwtTokenServiceOptions) {
+    if (Buffer.byteLength(options.secret) < MIN_SECRET_BYTES) throw new Error('JWT secret must be at least 32 bytes');
+    if (!Number.isSafeInteger(options.expiresInSeconds) || options.expiresInSeconds <= 0) {
+      throw new Error('JWT lifetime must be a positive whole number of seconds');
+    }
+    this.issuer = options.issuer ?? 'stacks';
+    this.audience = options.audience ?? 'stacks';
+  }
+
+  issue(user: User): IssuedToken {
+    const iat = this.nowSeconds();
+    const jti = this.options.ids.next();
+    const expiresIn = this.options.expiresInSeconds;
+    const payload = { sub: user.id, jti, tv: user.tokenVersion, iat, exp: iat + expiresIn, iss: this.issuer, aud: this.audience };
+    const token = jwt.sign(payload, this.options.secret, { algorithm: ALGORITHM, header: { alg: ALGORITHM, typ: 'JWT' } });
+    return { token, jti, expiresIn };
+  }
+
+  verify(token: string): TokenClaims {
+    if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) throw invalidToken();
+    const now = this.nowSeconds();
+    let payload: unknown;
+    try {
+      payload = jwt.verify(token, this.options.secret, {
+        algorithms: [ALGORITHM],
+        issuer: this.issuer,
+        audience: this.audience,
+        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        clockTimestamp: now,
+      });
+    } catch {
+      throw invalidToken();
+    }
+    if (typeof payload !== 'object' || payload === null) throw invalidToken();
+    const { sub, jti, iat, exp, tv } = payload as Record<string, unknown>;
+    if (!isNonEmptyString(sub) || !isNonEmptyString(jti)) throw invalidToken();
+    if (!Number.isSafeInteger(exp) || !Number.isSafeInteger(iat) || !Number.isSafeInteger(tv)) throw invalidToken();
+    if ((iat as number) > now + CLOCK_TOLERANCE_SECONDS || (tv as number) < 0) throw invalidToken();
+    return { userId: sub, jti, tokenVersion: tv as number, expiresAt: new Date((exp as number) * 1000) };
+  }
+
+  private nowSeconds(): number {
+    return Math.floor(this.options.clock.now().getTime() / 1000);
+  }
+}
