@@ -1,0 +1,116 @@
+import type { Book, BookQuery, BookSort } from '../../domain/book.js';
+import { ConflictError } from '../../domain/errors.js';
+import { offsetOf } from '../../domain/page.js';
+import type { BookRepository, Slice } from '../../application/ports.js';
+import { compareText, copy, MemoryDatabase } from './memory-database.js';
+
+/** BookRepository over process memory; search has the same semantics as the SQLite store. */
+export class InMemoryBookRepository implements BookRepository {
+  constructor(private readonly db: MemoryDatabase = new MemoryDatabase()) {}
+
+  async create(book: Book): Promise<void> {
+    if (this.db.books.has(book.id)) throw new Error(`A book with id '${book.id}' already exists.`);
+    this.assertUniqueSha(book);
+    this.db.books.set(book.id, copy(book));
+  }
+
+  async update(book: Book): Promise<void> {
+    if (!this.db.books.has(book.id)) return;
+    this.assertUniqueSha(book);
+    this.db.books.set(book.id, copy(book));
+  }
+
+  /** Also takes the book off every shelf, as the database's ON DELETE CASCADE does. */
+  async delete(id: string): Promise<boolean> {
+    if (!this.db.books.delete(id)) return false;
+    for (const record of this.db.shelves.values()) record.books.delete(id);
+    return true;
+  }
+
+  async findById(id: string): Promise<Book | null> {
+    const book = this.db.books.get(id);
+    return book ? copy(book) : null;
+  }
+
+  async findBySha256(sha256: string): Promise<Book | null> {
+    const book = [...this.db.books.values()].find((b) => b.sha256 === sha256);
+    return book ? copy(book) : null;
+  }
+
+  async findByIds(ids: readonly string[]): Promise<Book[]> {
+    const unique = [...new Set(ids)];
+    return unique.flatMap((id) => {
+      const book = this.db.books.get(id);
+      return book ? [copy(book)] : [];
+    });
+  }
+
+  async search(query: BookQuery): Promise<Slice<Book>> {
+    const matches = [...this.db.books.values()].filter((book) => matchesQuery(book, query));
+    matches.sort(comparatorFor(query.sort));
+    const start = offsetOf(query);
+    return { items: matches.slice(start, start + query.pageSize).map(copy), total: matches.length };
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return this.db.books.has(id);
+  }
+
+  private assertUniqueSha(book: Book): void {
+    const other = [...this.db.books.values()].find((b) => b.sha256 === book.sha256 && b.id !== book.id);
+    if (other) {
+      throw new ConflictError('duplicate_book', 'This file is already in the library.', { book_id: other.id });
+    }
+  }
+}
+
+const SEARCH_SEPARATOR = '\u001f';
+
+function searchText(book: Book): string {
+  return [book.title, ...book.authors, ...book.tags, book.series ?? ''].join(SEARCH_SEPARATOR).toLowerCase();
+}
+
+function matchesQuery(book: Book, query: BookQuery): boolean {
+  if (query.q && !searchText(book).includes(query.q.toLowerCase())) return false;
+  const author = query.author?.toLowerCase();
+  if (author !== undefined && !book.authors.some((a) => a.toLowerCase() === author)) return false;
+  const tag = query.tag?.toLowerCase();
+  if (tag !== undefined && !book.tags.some((t) => t.toLowerCase() === tag)) return false;
+  return query.format === undefined || book.format === query.format;
+}
+
+type SortKey = string | number | null;
+
+function sortKey(book: Book, sort: BookSort): SortKey {
+  switch (sort.field) {
+    case 'title':
+      return book.title.toLowerCase();
+    case 'author':
+      return book.authors[0]?.toLowerCase() ?? null;
+    case 'added':
+      return book.createdAt.getTime();
+    case 'published':
+      return book.published;
+  }
+}
+
+function compareKeys(a: SortKey, b: SortKey): number {
+  if (typeof a === 'number' && typeof b === 'number') return a - b;
+  return compareText(String(a), String(b));
+}
+
+/** Key then id, both in the requested direction; a missing key sorts last either way. */
+function comparatorFor(sort: BookSort): (a: Book, b: Book) => number {
+  const direction = sort.descending ? -1 : 1;
+  return (a, b) => {
+    const ka = sortKey(a, sort);
+    const kb = sortKey(b, sort);
+    if (ka === null || kb === null) {
+      if (ka !== kb) return ka === null ? 1 : -1;
+    } else {
+      const byKey = compareKeys(ka, kb);
+      if (byKey !== 0) return direction * byKey;
+    }
+    return direction * compareText(a.id, b.id);
+  };
+}

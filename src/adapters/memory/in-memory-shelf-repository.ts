@@ -1,0 +1,110 @@
+import { ConflictError, NotFoundError } from '../../domain/errors.js';
+import type { PageRequest } from '../../domain/page.js';
+import { offsetOf } from '../../domain/page.js';
+import type { Shelf } from '../../domain/shelf.js';
+import { shelfNameKey } from '../../domain/shelf.js';
+import type { ShelfRepository, Slice } from '../../application/ports.js';
+import type { ShelfRecord } from './memory-database.js';
+import { compareText, copy, MemoryDatabase } from './memory-database.js';
+
+/** ShelfRepository over process memory; membership keeps insertion order and checks that books exist. */
+export class InMemoryShelfRepository implements ShelfRepository {
+  constructor(private readonly db: MemoryDatabase = new MemoryDatabase()) {}
+
+  async create(shelf: Shelf): Promise<void> {
+    if (this.db.shelves.has(shelf.id)) throw new Error(`A shelf with id '${shelf.id}' already exists.`);
+    this.assertNameFree(shelf.id, shelf.owner.id, shelf.name);
+    this.assertBooksExist(shelf.bookIds);
+    const { bookIds, bookCount, ...details } = shelf;
+    this.db.shelves.set(shelf.id, { shelf: copy(details), books: new Set(bookIds) });
+  }
+
+  async updateDetails(shelf: Shelf): Promise<void> {
+    const record = this.db.shelves.get(shelf.id);
+    if (!record) return;
+    this.assertNameFree(shelf.id, record.shelf.owner.id, shelf.name);
+    const { name, description, isPublic, updatedAt } = copy(shelf);
+    this.touch(record, { ...record.shelf, name, description, isPublic, updatedAt });
+  }
+
+  async replaceBooks(shelfId: string, bookIds: readonly string[], updatedAt: Date): Promise<void> {
+    const record = this.existing(shelfId);
+    this.assertBooksExist(bookIds);
+    record.books = new Set(bookIds);
+    this.touch(record, { ...record.shelf, updatedAt: copy(updatedAt) });
+  }
+
+  async addBook(shelfId: string, bookId: string, updatedAt: Date): Promise<boolean> {
+    const record = this.existing(shelfId);
+    if (record.books.has(bookId)) return false;
+    this.assertBooksExist([bookId]);
+    record.books.add(bookId);
+    this.touch(record, { ...record.shelf, updatedAt: copy(updatedAt) });
+    return true;
+  }
+
+  async removeBook(shelfId: string, bookId: string, updatedAt: Date): Promise<boolean> {
+    const record = this.db.shelves.get(shelfId);
+    if (!record?.books.delete(bookId)) return false;
+    this.touch(record, { ...record.shelf, updatedAt: copy(updatedAt) });
+    return true;
+  }
+
+  async removeBookEverywhere(bookId: string, updatedAt: Date): Promise<void> {
+    for (const record of this.db.shelves.values()) {
+      if (record.books.delete(bookId)) this.touch(record, { ...record.shelf, updatedAt: copy(updatedAt) });
+    }
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.db.shelves.delete(id);
+  }
+
+  async findById(id: string): Promise<Shelf | null> {
+    const record = this.db.shelves.get(id);
+    return record ? toShelf(record) : null;
+  }
+
+  async listVisible(ownerId: string, onlyOwn: boolean, page: PageRequest): Promise<Slice<Shelf>> {
+    const visible = [...this.db.shelves.values()]
+      .filter(({ shelf }) => shelf.owner.id === ownerId || (!onlyOwn && shelf.isPublic))
+      .sort((a, b) => compareText(shelfNameKey(a.shelf.name), shelfNameKey(b.shelf.name)) || compareText(a.shelf.id, b.shelf.id));
+    const start = offsetOf(page);
+    return { items: visible.slice(start, start + page.pageSize).map(toShelf), total: visible.length };
+  }
+
+  async bookIdsPage(shelfId: string, page: PageRequest): Promise<Slice<string>> {
+    const books = [...(this.db.shelves.get(shelfId)?.books ?? [])];
+    const start = offsetOf(page);
+    return { items: books.slice(start, start + page.pageSize), total: books.length };
+  }
+
+  private existing(shelfId: string): ShelfRecord {
+    const record = this.db.shelves.get(shelfId);
+    if (!record) throw new NotFoundError('shelf_not_found', `No shelf with id '${shelfId}'.`);
+    return record;
+  }
+
+  private touch(record: ShelfRecord, details: ShelfRecord['shelf']): void {
+    this.db.shelves.set(details.id, { shelf: details, books: record.books });
+  }
+
+  private assertNameFree(id: string, ownerId: string, name: string): void {
+    const key = shelfNameKey(name);
+    for (const { shelf: other } of this.db.shelves.values()) {
+      if (other.id !== id && other.owner.id === ownerId && shelfNameKey(other.name) === key) {
+        throw new ConflictError('shelf_name_taken', `You already have a shelf named '${name}'.`);
+      }
+    }
+  }
+
+  private assertBooksExist(bookIds: readonly string[]): void {
+    const missing = bookIds.find((id) => !this.db.books.has(id));
+    if (missing !== undefined) throw new NotFoundError('book_not_found', `No book with id '${missing}'.`);
+  }
+}
+
+function toShelf(record: ShelfRecord): Shelf {
+  const bookIds = [...record.books];
+  return { ...copy(record.shelf), bookIds, bookCount: bookIds.length };
+}

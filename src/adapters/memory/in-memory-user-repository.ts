@@ -1,0 +1,80 @@
+import type { PageRequest } from '../../domain/page.js';
+import { offsetOf } from '../../domain/page.js';
+import { ConflictError } from '../../domain/errors.js';
+import type { User } from '../../domain/user.js';
+import { normalizeEmail, usernameKey } from '../../domain/user.js';
+import type { Slice, UserRepository } from '../../application/ports.js';
+import { compareText, copy, MemoryDatabase } from './memory-database.js';
+
+/** UserRepository over process memory, with the same unique rules as the database stores. */
+export class InMemoryUserRepository implements UserRepository {
+  constructor(private readonly db: MemoryDatabase = new MemoryDatabase()) {}
+
+  async create(user: User): Promise<void> {
+    if (this.db.users.has(user.id)) throw new Error(`A user with id '${user.id}' already exists.`);
+    this.assertUnique(user);
+    this.db.users.set(user.id, copy(user));
+  }
+
+  async update(user: User): Promise<void> {
+    if (!this.db.users.has(user.id)) return;
+    this.assertUnique(user);
+    this.db.users.set(user.id, copy(user));
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.db.users.delete(id);
+  }
+
+  async findById(id: string): Promise<User | null> {
+    return this.found(this.db.users.get(id));
+  }
+
+  async findByUsername(username: string): Promise<User | null> {
+    const key = usernameKey(username);
+    return this.found(this.all().find((u) => usernameKey(u.username) === key));
+  }
+
+  async findByEmail(email: string): Promise<User | null> {
+    const key = normalizeEmail(email);
+    return this.found(this.all().find((u) => normalizeEmail(u.email) === key));
+  }
+
+  async findByOidcIdentity(issuer: string, subject: string): Promise<User | null> {
+    return this.found(this.all().find((u) => u.oidc?.issuer === issuer && u.oidc.subject === subject));
+  }
+
+  async list(page: PageRequest): Promise<Slice<User>> {
+    const sorted = this.all().sort(
+      (a, b) => a.createdAt.getTime() - b.createdAt.getTime() || compareText(a.id, b.id),
+    );
+    const start = offsetOf(page);
+    return { items: sorted.slice(start, start + page.pageSize).map(copy), total: sorted.length };
+  }
+
+  async count(): Promise<number> {
+    return this.db.users.size;
+  }
+
+  private all(): User[] {
+    return [...this.db.users.values()];
+  }
+
+  private found(user: User | undefined): User | null {
+    return user ? copy(user) : null;
+  }
+
+  private assertUnique(user: User): void {
+    const others = this.all().filter((u) => u.id !== user.id);
+    if (others.some((u) => usernameKey(u.username) === usernameKey(user.username))) {
+      throw new ConflictError('username_already_exists', `The username '${user.username}' is taken.`);
+    }
+    if (others.some((u) => normalizeEmail(u.email) === normalizeEmail(user.email))) {
+      throw new ConflictError('email_already_exists', 'An account with this e-mail already exists.');
+    }
+    const oidc = user.oidc;
+    if (oidc && others.some((u) => u.oidc?.issuer === oidc.issuer && u.oidc.subject === oidc.subject)) {
+      throw new ConflictError('oidc_identity_already_linked', 'This sign-in identity is linked to another account.');
+    }
+  }
+}

@@ -1,0 +1,42 @@
+import type { Book } from '../../domain/book.js';
+import type { ThrottleCounter } from '../../domain/login-throttle.js';
+import type { Shelf } from '../../domain/shelf.js';
+import type { User } from '../../domain/user.js';
+
+/** A shelf as the in-memory store keeps it: membership is an insertion-ordered set. */
+export interface ShelfRecord {
+  readonly shelf: Omit<Shelf, 'bookIds' | 'bookCount'>;
+  books: Set<string>;
+}
+
+/** The shared state behind the in-memory repositories (what tables are to SQLite). */
+export class MemoryDatabase {
+  readonly users = new Map<string, User>();
+  readonly revocations = new Map<string, Date>();
+  readonly throttles = new Map<string, ThrottleCounter>();
+  readonly books = new Map<string, Book>();
+  readonly shelves = new Map<string, ShelfRecord>();
+  closed = false;
+}
+
+/** Deep copy, so callers never share objects with the store. */
+export function copy<T>(value: T): T {
+  return structuredClone(value);
+}
+
+/** Binary (code point) string order, as SQLite's BINARY collation compares UTF-8. */
+export function compareText(a: string, b: string): number {
+  const length = Math.min(a.length, b.length);
+  for (let i = 0; i < length; i++) {
+    const x = codePointRank(a.charCodeAt(i));
+    const y = codePointRank(b.charCodeAt(i));
+    if (x !== y) return x - y;
+  }
+  return a.length - b.length;
+}
+
+/** Moves surrogates above U+E000..U+FFFF so UTF-16 units compare in code point order. */
+function codePointRank(unit: number): number {
+  if (unit >= 0xd800 && unit <= 0xdfff) return unit + 0x2000;
+  return unit >= 0xe000 ? unit - 0x800 : unit;
+}

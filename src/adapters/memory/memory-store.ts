@@ -1,0 +1,43 @@
+import type { HealthCheck } from '../../application/ports.js';
+import { UnavailableError } from '../../domain/errors.js';
+import { InMemoryBookRepository } from './in-memory-book-repository.js';
+import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repository.js';
+import { InMemoryShelfRepository } from './in-memory-shelf-repository.js';
+import { InMemoryTokenRevocationRepository } from './in-memory-token-revocation-repository.js';
+import { InMemoryUserRepository } from './in-memory-user-repository.js';
+import { MemoryDatabase } from './memory-database.js';
+
+/** Every in-memory repository over one shared state (`DATABASE_URL=memory:` and tests). */
+export interface MemoryStore {
+  readonly users: InMemoryUserRepository;
+  readonly revocations: InMemoryTokenRevocationRepository;
+  readonly throttle: InMemoryLoginThrottleRepository;
+  readonly books: InMemoryBookRepository;
+  readonly shelves: InMemoryShelfRepository;
+  readonly health: HealthCheck;
+  close(): Promise<void>;
+}
+
+/** Answers while the store is open. */
+export class InMemoryHealthCheck implements HealthCheck {
+  constructor(private readonly db: MemoryDatabase) {}
+
+  async ping(): Promise<void> {
+    if (this.db.closed) throw new UnavailableError('store_unavailable', 'The store is closed.');
+  }
+}
+
+export function createMemoryStore(): MemoryStore {
+  const db = new MemoryDatabase();
+  return {
+    users: new InMemoryUserRepository(db),
+    revocations: new InMemoryTokenRevocationRepository(db),
+    throttle: new InMemoryLoginThrottleRepository(db),
+    books: new InMemoryBookRepository(db),
+    shelves: new InMemoryShelfRepository(db),
+    health: new InMemoryHealthCheck(db),
+    close: async () => {
+      db.closed = true;
+    },
+  };
+}
