@@ -1,0 +1,107 @@
+import type { Database, Statement, Transaction } from 'better-sqlite3';
+import type { Book, BookQuery } from '../../domain/book.js';
+import { ConflictError } from '../../domain/errors.js';
+import type { BookRepository, Slice } from '../../application/ports.js';
+import type { BookRow } from './sqlite-book-rows.js';
+import { BOOK_COLUMNS, bookParams, toBook } from './sqlite-book-rows.js';
+import { SqliteBookSearch } from './sqlite-book-search.js';
+import { isUniqueViolation } from './sqlite-database.js';
+
+const FIELDS = `title, title_key, author_key, authors, tags, description, publisher, language, published, isbn,
+  series, series_index, format, file_name, file_size, sha256, cover_media_type, owner_id, owner_username,
+  search_text, created_at, updated_at`;
+
+/** BookRepository on SQLite: authors and tags in indexed side tables, `q` through an FTS5 trigram index. */
+export class SqliteBookRepository implements BookRepository {
+  private readonly insert: Transaction<(book: Book) => void>;
+  private readonly replace: Transaction<(book: Book) => void>;
+  private readonly remove: Statement;
+  private readonly byId: Statement;
+  private readonly bySha: Statement;
+  private readonly byIds: Statement;
+  private readonly idBySha: Statement;
+  private readonly found: Statement;
+  private readonly searcher: SqliteBookSearch;
+
+  constructor(db: Database) {
+    const insertBook = db.prepare(`INSERT INTO books (id, ${FIELDS}) VALUES (@id, ${params(FIELDS)})`);
+    const updateBook = db.prepare(`UPDATE books SET ${assignments(FIELDS)} WHERE id = @id`);
+    const insertAuthor = db.prepare('INSERT INTO book_authors (book_id, position, name, name_key) VALUES (?, ?, ?, ?)');
+    const insertTag = db.prepare('INSERT INTO book_tags (book_id, position, tag, tag_key) VALUES (?, ?, ?, ?)');
+    const clearAuthors = db.prepare('DELETE FROM book_authors WHERE book_id = ?');
+    const clearTags = db.prepare('DELETE FROM book_tags WHERE book_id = ?');
+    const writeSideTables = (book: Book): void => {
+      book.authors.forEach((name, i) => insertAuthor.run(book.id, i, name, name.toLowerCase()));
+      book.tags.forEach((tag, i) => insertTag.run(book.id, i, tag, tag.toLowerCase()));
+    };
+    this.insert = db.transaction((book: Book) => {
+      insertBook.run(bookParams(book));
+      writeSideTables(book);
+    });
+    this.replace = db.transaction((book: Book) => {
+      if (updateBook.run(bookParams(book)).changes === 0) return;
+      clearAuthors.run(book.id);
+      clearTags.run(book.id);
+      writeSideTables(book);
+    });
+    this.remove = db.prepare('DELETE FROM books WHERE id = ?');
+    this.byId = db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE id = ?`);
+    this.bySha = db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE sha256 = ?`);
+    this.byIds = db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE id IN (SELECT value FROM json_each(?))`);
+    this.idBySha = db.prepare('SELECT id FROM books WHERE sha256 = ?').pluck();
+    this.found = db.prepare('SELECT 1 FROM books WHERE id = ?').pluck();
+    this.searcher = new SqliteBookSearch(db);
+  }
+
+  async create(book: Book): Promise<void> {
+    this.write(this.insert, book);
+  }
+
+  async update(book: Book): Promise<void> {
+    this.write(this.replace, book);
+  }
+
+  /** Also takes the book off every shelf (ON DELETE CASCADE). */
+  async delete(id: string): Promise<boolean> {
+    return this.remove.run(id).changes > 0;
+  }
+
+  async findById(id: string): Promise<Book | null> {
+    const row = this.byId.get(id) as BookRow | undefined;
+    return row ? toBook(row) : null;
+  }
+
+  async findBySha256(sha256: string): Promise<Book | null> {
+    const row = this.bySha.get(sha256) as BookRow | undefined;
+    return row ? toBook(row) : null;
+  }
+
+  async findByIds(ids: readonly string[]): Promise<Book[]> {
+    if (ids.length === 0) return [];
+    return (this.byIds.all(JSON.stringify(ids)) as BookRow[]).map(toBook);
+  }
+
+  async search(query: BookQuery): Promise<Slice<Book>> {
+    return this.searcher.run(query);
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return this.found.get(id) !== undefined;
+  }
+
+  private write(transaction: Transaction<(book: Book) => void>, book: Book): void {
+    try {
+      transaction(book);
+    } catch (error) {
+      if (isUniqueViolation(error) && error.message.includes('books.sha256')) {
+        const existing = this.idBySha.get(book.sha256) as string | undefined;
+        throw new ConflictError('duplicate_book', 'This file is already in the library.', { book_id: existing });
+      }
+      throw error;
+    }
+  }
+}
+
+const names = (fields: string): string[] => fields.split(',').map((f) => f.trim());
+const params = (fields: string): string => names(fields).map((f) => `@${f}`).join(', ');
+const assignments = (fields: string): string => names(fields).map((f) => `${f} = @${f}`).join(', ');

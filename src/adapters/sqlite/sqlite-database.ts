@@ -1,0 +1,45 @@
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+import BetterSqlite3 from 'better-sqlite3';
+import type { Database } from 'better-sqlite3';
+import { runMigrations } from './migrations.js';
+
+export const IN_MEMORY = ':memory:';
+
+/**
+ * Opens `<dataDir>/stacks.db` (or a private in-memory database for `:memory:`), makes acknowledged
+ * writes durable (WAL + synchronous=FULL), enforces foreign keys, and brings the schema up to date.
+ */
+export function openSqliteDatabase(dataDir: string): Database {
+  let file = IN_MEMORY;
+  if (dataDir !== IN_MEMORY) {
+    mkdirSync(dataDir, { recursive: true });
+    file = join(dataDir, 'stacks.db');
+  }
+  const db = new BetterSqlite3(file);
+  try {
+    db.pragma('journal_mode = WAL');
+    db.pragma('synchronous = FULL');
+    db.pragma('foreign_keys = ON');
+    db.pragma('busy_timeout = 5000');
+    runMigrations(db);
+    return db;
+  } catch (error) {
+    db.close();
+    throw error;
+  }
+}
+
+/** Whether an error is SQLite rejecting a row for breaking a UNIQUE constraint (the message names the columns). */
+export function isUniqueViolation(error: unknown): error is Error {
+  const code = (error as { code?: unknown } | null)?.code;
+  return code === 'SQLITE_CONSTRAINT_UNIQUE';
+}
+
+export function isForeignKeyViolation(error: unknown): boolean {
+  return (error as { code?: unknown } | null)?.code === 'SQLITE_CONSTRAINT_FOREIGNKEY';
+}
+
+/** Dates are stored as epoch milliseconds. */
+export const toMillis = (date: Date): number => date.getTime();
+export const fromMillis = (millis: number): Date => new Date(millis);

@@ -1,0 +1,55 @@
+import type { Database, Statement } from 'better-sqlite3';
+import type { HealthCheck } from '../../application/ports.js';
+import { UnavailableError } from '../../domain/errors.js';
+import { SqliteBookRepository } from './sqlite-book-repository.js';
+import { openSqliteDatabase } from './sqlite-database.js';
+import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
+import { SqliteShelfRepository } from './sqlite-shelf-repository.js';
+import { SqliteTokenRevocationRepository } from './sqlite-token-revocation-repository.js';
+import { SqliteUserRepository } from './sqlite-user-repository.js';
+
+/** Every SQLite repository over one connection (the embedded default store). */
+export interface SqliteStore {
+  readonly db: Database;
+  readonly users: SqliteUserRepository;
+  readonly revocations: SqliteTokenRevocationRepository;
+  readonly throttle: SqliteLoginThrottleRepository;
+  readonly books: SqliteBookRepository;
+  readonly shelves: SqliteShelfRepository;
+  readonly health: HealthCheck;
+  close(): Promise<void>;
+}
+
+/** Answers when `select 1` does. */
+export class SqliteHealthCheck implements HealthCheck {
+  private readonly probe: Statement;
+
+  constructor(private readonly db: Database) {
+    this.probe = db.prepare('SELECT 1').pluck();
+  }
+
+  async ping(): Promise<void> {
+    try {
+      if (this.probe.get() !== 1) throw new Error('unexpected answer');
+    } catch {
+      throw new UnavailableError('store_unavailable', 'The database does not answer.');
+    }
+  }
+}
+
+/** Opens `<dataDir>/stacks.db` (`:memory:` for a private, throwaway database) and builds the repositories. */
+export function createSqliteStore(dataDir: string): SqliteStore {
+  const db = openSqliteDatabase(dataDir);
+  return {
+    db,
+    users: new SqliteUserRepository(db),
+    revocations: new SqliteTokenRevocationRepository(db),
+    throttle: new SqliteLoginThrottleRepository(db),
+    books: new SqliteBookRepository(db),
+    shelves: new SqliteShelfRepository(db),
+    health: new SqliteHealthCheck(db),
+    close: async () => {
+      if (db.open) db.close();
+    },
+  };
+}

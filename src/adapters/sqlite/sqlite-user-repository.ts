@@ -1,0 +1,153 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { ConflictError } from '../../domain/errors.js';
+import type { PageRequest } from '../../domain/page.js';
+import { offsetOf } from '../../domain/page.js';
+import type { RoleName } from '../../domain/permissions.js';
+import type { AuthProvider, User } from '../../domain/user.js';
+import { normalizeEmail, usernameKey } from '../../domain/user.js';
+import type { Slice, UserRepository } from '../../application/ports.js';
+import { fromMillis, isUniqueViolation, toMillis } from './sqlite-database.js';
+
+interface UserRow {
+  id: string;
+  username: string;
+  email: string;
+  password_hash: string | null;
+  roles: string;
+  auth_provider: AuthProvider;
+  oidc_issuer: string | null;
+  oidc_subject: string | null;
+  disabled: number;
+  token_version: number;
+  created_at: number;
+  updated_at: number;
+}
+
+const COLUMNS = `id, username, email, password_hash, roles, auth_provider, oidc_issuer, oidc_subject,
+  disabled, token_version, created_at, updated_at`;
+const VALUES = `@id, @username, @username_key, @email, @email_key, @password_hash, @roles, @auth_provider,
+  @oidc_issuer, @oidc_subject, @disabled, @token_version, @created_at, @updated_at`;
+
+/** UserRepository on SQLite; usernames and e-mails are unique through lower-cased key columns. */
+export class SqliteUserRepository implements UserRepository {
+  private readonly insert: Statement;
+  private readonly replace: Statement;
+  private readonly remove: Statement;
+  private readonly byId: Statement;
+  private readonly byUsername: Statement;
+  private readonly byEmail: Statement;
+  private readonly byOidc: Statement;
+  private readonly page: Statement;
+  private readonly total: Statement;
+
+  constructor(db: Database) {
+    this.insert = db.prepare(`INSERT INTO users (id, username, username_key, email, email_key, password_hash, roles,
+      auth_provider, oidc_issuer, oidc_subject, disabled, token_version, created_at, updated_at) VALUES (${VALUES})`);
+    this.replace = db.prepare(`UPDATE users SET username = @username, username_key = @username_key, email = @email,
+      email_key = @email_key, password_hash = @password_hash, roles = @roles, auth_provider = @auth_provider,
+      oidc_issuer = @oidc_issuer, oidc_subject = @oidc_subject, disabled = @disabled, token_version = @token_version,
+      created_at = @created_at, updated_at = @updated_at WHERE id = @id`);
+    this.remove = db.prepare('DELETE FROM users WHERE id = ?');
+    this.byId = db.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ?`);
+    this.byUsername = db.prepare(`SELECT ${COLUMNS} FROM users WHERE username_key = ?`);
+    this.byEmail = db.prepare(`SELECT ${COLUMNS} FROM users WHERE email_key = ?`);
+    this.byOidc = db.prepare(`SELECT ${COLUMNS} FROM users WHERE oidc_issuer = ? AND oidc_subject = ?`);
+    this.page = db.prepare(`SELECT ${COLUMNS} FROM users ORDER BY created_at, id LIMIT ? OFFSET ?`);
+    this.total = db.prepare('SELECT count(*) FROM users').pluck();
+  }
+
+  async create(user: User): Promise<void> {
+    this.write(this.insert, user);
+  }
+
+  async update(user: User): Promise<void> {
+    this.write(this.replace, user);
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return this.remove.run(id).changes > 0;
+  }
+
+  async findById(id: string): Promise<User | null> {
+    return toUser(this.byId.get(id) as UserRow | undefined);
+  }
+
+  async findByUsername(username: string): Promise<User | null> {
+    return toUser(this.byUsername.get(usernameKey(username)) as UserRow | undefined);
+  }
+
+  async findByEmail(email: string): Promise<User | null> {
+    return toUser(this.byEmail.get(normalizeEmail(email)) as UserRow | undefined);
+  }
+
+  async findByOidcIdentity(issuer: string, subject: string): Promise<User | null> {
+    return toUser(this.byOidc.get(issuer, subject) as UserRow | undefined);
+  }
+
+  async list(page: PageRequest): Promise<Slice<User>> {
+    const rows = this.page.all(page.pageSize, offsetOf(page)) as UserRow[];
+    return { items: rows.map((row) => toUser(row) as User), total: await this.count() };
+  }
+
+  async count(): Promise<number> {
+    return this.total.get() as number;
+  }
+
+  private write(statement: Statement, user: User): void {
+    try {
+      statement.run(toParams(user));
+    } catch (error) {
+      throw conflictFor(error, user);
+    }
+  }
+}
+
+function toParams(user: User): Record<string, unknown> {
+  return {
+    id: user.id,
+    username: user.username,
+    username_key: usernameKey(user.username),
+    email: user.email,
+    email_key: normalizeEmail(user.email),
+    password_hash: user.passwordHash,
+    roles: JSON.stringify(user.roles),
+    auth_provider: user.authProvider,
+    oidc_issuer: user.oidc?.issuer ?? null,
+    oidc_subject: user.oidc?.subject ?? null,
+    disabled: user.disabled ? 1 : 0,
+    token_version: user.tokenVersion,
+    created_at: toMillis(user.createdAt),
+    updated_at: toMillis(user.updatedAt),
+  };
+}
+
+function toUser(row: UserRow | undefined): User | null {
+  if (!row) return null;
+  return {
+    id: row.id,
+    username: row.username,
+    email: row.email,
+    passwordHash: row.password_hash,
+    roles: JSON.parse(row.roles) as RoleName[],
+    authProvider: row.auth_provider,
+    oidc: row.oidc_issuer !== null && row.oidc_subject !== null ? { issuer: row.oidc_issuer, subject: row.oidc_subject } : null,
+    disabled: row.disabled === 1,
+    tokenVersion: row.token_version,
+    createdAt: fromMillis(row.created_at),
+    updatedAt: fromMillis(row.updated_at),
+  };
+}
+
+function conflictFor(error: unknown, user: User): unknown {
+  if (!isUniqueViolation(error)) return error;
+  if (error.message.includes('users.username_key')) {
+    return new ConflictError('username_already_exists', `The username '${user.username}' is taken.`);
+  }
+  if (error.message.includes('users.email_key')) {
+    return new ConflictError('email_already_exists', 'An account with this e-mail already exists.');
+  }
+  if (error.message.includes('users.oidc_issuer')) {
+    return new ConflictError('oidc_identity_already_linked', 'This sign-in identity is linked to another account.');
+  }
+  return error;
+}
