@@ -1,0 +1,74 @@
+import express, { type Express, type RequestHandler } from 'express';
+import type { Logger } from 'pino';
+import swaggerUi from 'swagger-ui-express';
+import type { Authenticate } from '../../application/use-cases/authenticate.js';
+import { bearerAuthenticator } from './bearer.js';
+import { errorHandler, sendProblem } from './error-handler.js';
+import { newRegistry, openApiDocument } from './openapi.js';
+import { requestLog } from './request-log.js';
+import { mountRoute, type AnyRoute } from './route.js';
+import { apiHeaders, corsFor, docsHeaders, noStore } from './security.js';
+
+export interface HttpSettings {
+  readonly publicUrl: string;
+  readonly corsOrigins: readonly string[];
+  /** Number of trusted reverse-proxy hops in front of the service (0: none). */
+  readonly trustProxy: number;
+  readonly jsonLimit?: string;
+}
+
+export interface HttpDeps {
+  readonly logger: Logger;
+  readonly settings: HttpSettings;
+  readonly authenticate: Authenticate;
+  /** Every API route; each is mounted and documented from the same declaration. */
+  readonly routes: readonly AnyRoute[];
+}
+
+/** Builds the Express application (no listen). */
+export function createApp(deps: HttpDeps): Express {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.set('trust proxy', deps.settings.trustProxy);
+  app.set('query parser', 'simple');
+  app.use(requestLog(deps.logger));
+  app.use(corsFor(deps.settings.corsOrigins));
+
+  const registry = newRegistry();
+  const api = express.Router();
+  api.use(express.json({ limit: deps.settings.jsonLimit ?? '100kb', strict: true, type: 'application/json' }));
+  const authenticate = bearerAuthenticator(deps.authenticate);
+  for (const spec of deps.routes) mountRoute(api, registry, spec, authenticate);
+  const document = openApiDocument(registry, deps.settings.publicUrl);
+
+  app.get('/openapi.json', apiHeaders, (_req, res) => {
+    res.json(document);
+  });
+  app.use('/docs', docsHeaders, swaggerUi.serveFiles(undefined, swaggerOptions), swaggerUi.setup(undefined, swaggerOptions));
+  app.use(apiHeaders, noStore, api);
+  app.use(methodNotAllowed(deps.routes));
+  app.use(((req, res) => sendProblem(res, 404, 'route_not_found', `No route ${req.method} ${req.path.slice(0, 200)}.`)) as RequestHandler);
+  app.use(errorHandler(deps.logger));
+  return app;
+}
+
+const swaggerOptions = {
+  customSiteTitle: 'Stacks API',
+  swaggerOptions: { url: '/openapi.json', persistAuthorization: true, queryConfigEnabled: false },
+};
+
+/** A known path asked with another method is 405 with `Allow`, not 404. */
+function methodNotAllowed(routes: readonly AnyRoute[]): RequestHandler {
+  const patterns = routes.map((r) => ({
+    method: r.method.toUpperCase(),
+    regex: new RegExp(`^${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+  }));
+  return (req, res, next) => {
+    const allowed = patterns.filter((p) => p.regex.test(req.path)).map((p) => p.method);
+    if (allowed.length === 0) return next();
+    if (allowed.includes('GET')) allowed.push('HEAD');
+    res.setHeader('Allow', [...new Set(allowed)].join(', '));
+    sendProblem(res, 405, 'method_not_allowed', `${req.method} is not allowed here.`);
+  };
+}

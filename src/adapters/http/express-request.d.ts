@@ -1,0 +1,10 @@
+declare global {
+  namespace Express {
+    interface Request {
+      /** Request id: the client's X-Request-Id when well-formed, else generated. */
+      id: string;
+    }
+  }
+}
+
+export {};

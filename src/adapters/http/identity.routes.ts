@@ -1,0 +1,85 @@
+import type { ChangePassword } from '../../application/use-cases/change-password.js';
+import type { GetCurrentUser } from '../../application/use-cases/get-current-user.js';
+import type { LoginUser } from '../../application/use-cases/login-user.js';
+import type { Logout } from '../../application/use-cases/logout.js';
+import type { RegisterUser } from '../../application/use-cases/register-user.js';
+import type { Logger } from 'pino';
+import { presentToken, presentUser } from './presenters/user-presenter.js';
+import { route, type AnyRoute } from './route.js';
+import { AuthConfigSchema, ChangePasswordBody, LoginBody, RegisterBody, TokenResponseSchema, UserSchema } from './schemas/identity.js';
+
+export interface IdentityDeps {
+  readonly register: RegisterUser;
+  readonly login: LoginUser;
+  readonly currentUser: GetCurrentUser;
+  readonly logout: Logout;
+  readonly changePassword: ChangePassword;
+  readonly authConfig: { registration_enabled: boolean; local_login_enabled: boolean; oidc_enabled: boolean };
+  readonly logger: Logger;
+}
+
+const tag = 'Authentication';
+
+export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
+  return [
+    route({
+      method: 'post', path: '/api/auth/register', summary: 'Register a new account', tag, auth: false, body: RegisterBody,
+      responses: { 201: { description: 'Registered and signed in', schema: TokenResponseSchema } },
+      errors: [403, 409],
+      async handle({ body, res }) {
+        const result = await deps.register.execute(body);
+        deps.logger.info({ event: 'user_registered', user_id: result.user.id }, 'auth');
+        res.status(201).json(presentToken(result));
+      },
+    }),
+    route({
+      method: 'post', path: '/api/auth/login', summary: 'Log in with username or e-mail and password', tag, auth: false, body: LoginBody,
+      responses: { 200: { description: 'Signed in', schema: TokenResponseSchema } },
+      errors: [403, 429],
+      async handle({ body, req, res }) {
+        const address = req.ip ?? 'unknown';
+        try {
+          const result = await deps.login.execute({ login: body.username, password: body.password, clientAddress: address });
+          deps.logger.info({ event: 'login_succeeded', user_id: result.user.id, address }, 'auth');
+          res.json(presentToken(result));
+        } catch (error) {
+          deps.logger.info({ event: 'login_failed', login: body.username.slice(0, 100), address, code: (error as { code?: string }).code }, 'auth');
+          throw error;
+        }
+      },
+    }),
+    route({
+      method: 'get', path: '/api/auth/me', summary: 'The signed-in user', tag, auth: true,
+      responses: { 200: { description: 'The user', schema: UserSchema } },
+      async handle({ auth, res }) {
+        res.json(presentUser(await deps.currentUser.execute(auth.actor)));
+      },
+    }),
+    route({
+      method: 'post', path: '/api/auth/logout', summary: 'Revoke the token used for this request', tag, auth: true,
+      responses: { 204: { description: 'Logged out' } },
+      async handle({ auth, res }) {
+        await deps.logout.execute(auth.claims);
+        res.status(204).end();
+      },
+    }),
+    route({
+      method: 'put', path: '/api/auth/password', summary: 'Change the password; revokes every older token', tag, auth: true,
+      body: ChangePasswordBody,
+      responses: { 204: { description: 'Password changed' } },
+      errors: [403],
+      async handle({ auth, body, res }) {
+        await deps.changePassword.execute(auth.actor, { currentPassword: body.current_password, newPassword: body.new_password });
+        deps.logger.info({ event: 'password_changed', user_id: auth.actor.id }, 'auth');
+        res.status(204).end();
+      },
+    }),
+    route({
+      method: 'get', path: '/api/auth/config', summary: 'Which sign-in methods are on', tag, auth: false,
+      responses: { 200: { description: 'Sign-in configuration', schema: AuthConfigSchema } },
+      handle({ res }) {
+        res.json(deps.authConfig);
+      },
+    }),
+  ];
+}

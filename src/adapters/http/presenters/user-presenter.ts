@@ -1,0 +1,30 @@
+import type { IssuedToken } from '../../../application/ports.js';
+import { permissionsOf } from '../../../domain/permissions.js';
+import type { User } from '../../../domain/user.js';
+
+/** The public user: never a hash, token version or other internal field. */
+export function presentUser(user: User) {
+  return {
+    id: user.id,
+    username: user.username,
+    email: user.email,
+    roles: [...user.roles],
+    permissions: permissionsOf(user.roles),
+    auth_provider: user.authProvider,
+    created_at: user.createdAt.toISOString(),
+  };
+}
+
+export function presentToken(result: { user: User; token: IssuedToken }) {
+  return {
+    access_token: result.token.token,
+    token_type: 'bearer' as const,
+    expires_in: result.token.expiresIn,
+    user: presentUser(result.user),
+  };
+}
+
+/** What admins see: the public user plus whether the account is disabled. */
+export function presentManagedUser(user: User) {
+  return { ...presentUser(user), disabled: user.disabled };
+}

@@ -1,0 +1,121 @@
+import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
+import type { Request, RequestHandler, Response, Router } from 'express';
+import type { ZodError, ZodType } from 'zod';
+import type { Authenticated } from '../../application/use-cases/authenticate.js';
+import { UnsupportedTypeError, ValidationError, type FieldError } from '../../domain/errors.js';
+import { ProblemSchema } from './schemas/common.js';
+
+type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
+type Location = FieldError['location'];
+
+export interface RouteContext<P, Q, B> {
+  readonly params: P;
+  readonly query: Q;
+  readonly body: B;
+  /** Set on routes with `auth: true`. */
+  readonly auth: Authenticated;
+  readonly req: Request;
+  readonly res: Response;
+}
+
+export interface ResponseSpec {
+  readonly description: string;
+  readonly schema?: ZodType;
+  /** Defaults to application/json when a schema is given. */
+  readonly contentType?: string;
+}
+
+export interface RouteSpec<P, Q, B> {
+  readonly method: Method;
+  /** OpenAPI-style path: `/api/books/{id}`. */
+  readonly path: string;
+  readonly summary: string;
+  readonly tag: string;
+  readonly auth: boolean;
+  readonly params?: ZodType<P>;
+  readonly query?: ZodType<Q>;
+  /** A JSON body, validated; the request must be application/json. */
+  readonly body?: ZodType<B>;
+  /** A non-JSON body (uploads): the handler reads the stream; the content type is enforced. */
+  readonly rawBody?: { readonly contentType: string; readonly schema: ZodType };
+  readonly responses: Readonly<Record<number, ResponseSpec>>;
+  /** Error statuses beyond those implied by auth and validation. */
+  readonly errors?: readonly number[];
+  handle(ctx: RouteContext<P, Q, B>): Promise<void> | void;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export type AnyRoute = RouteSpec<any, any, any>;
+
+export function route<P = Record<string, never>, Q = Record<string, never>, B = undefined>(spec: RouteSpec<P, Q, B>): AnyRoute {
+  return spec;
+}
+
+export type Authenticator = (req: Request) => Promise<Authenticated>;
+
+function fieldErrors(error: ZodError, location: Location): FieldError[] {
+  return error.issues.map((issue) => ({ location, field: issue.path.map(String).join('.') || '(root)', message: issue.message }));
+}
+
+function parse<T>(schema: ZodType<T> | undefined, value: unknown, location: Location): T {
+  if (!schema) return undefined as T;
+  const result = schema.safeParse(value);
+  if (!result.success) throw new ValidationError(`The request ${location} is invalid.`, fieldErrors(result.error, location));
+  return result.data;
+}
+
+const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
+
+/** Mounts the route on the router and registers the same schemas in the OpenAPI registry. */
+export function mountRoute(router: Router, registry: OpenAPIRegistry, spec: AnyRoute, authenticate: Authenticator): void {
+  const handler: RequestHandler = async (req, res) => {
+    const auth = spec.auth ? await authenticate(req) : (undefined as unknown as Authenticated);
+    const params = parse(spec.params, req.params, 'path');
+    const query = parse(spec.query, req.query, 'query');
+    if (spec.body && !req.is('application/json')) {
+      throw new UnsupportedTypeError('unsupported_media_type', 'The request body must be application/json.');
+    }
+    if (spec.rawBody && !req.is(spec.rawBody.contentType)) {
+      throw new UnsupportedTypeError('unsupported_media_type', `The request body must be ${spec.rawBody.contentType}.`);
+    }
+    const body = parse(spec.body, req.body, 'body');
+    await spec.handle({ params, query, body, auth, req, res });
+  };
+  router[spec.method](expressPath(spec.path), handler);
+  registry.registerPath(openApiOf(spec));
+}
+
+function openApiOf(spec: AnyRoute): RouteConfig {
+  const errors = new Set<number>(spec.errors ?? []);
+  if (spec.auth) errors.add(401);
+  if (spec.params || spec.query) errors.add(422);
+  if (spec.body) [400, 413, 415, 422].forEach((s) => errors.add(s));
+  if (spec.rawBody) [400, 413, 415].forEach((s) => errors.add(s));
+  const responses: RouteConfig['responses'] = {};
+  for (const [status, r] of Object.entries(spec.responses)) {
+    responses[status] = r.schema
+      ? { description: r.description, content: { [r.contentType ?? 'application/json']: { schema: r.schema } } }
+      : { description: r.description };
+  }
+  for (const status of [...errors].sort()) {
+    responses[String(status)] = { description: 'Error', content: { 'application/problem+json': { schema: ProblemSchema } } };
+  }
+  const body = spec.body
+    ? { content: { 'application/json': { schema: spec.body } }, required: true }
+    : spec.rawBody
+      ? { content: { [spec.rawBody.contentType]: { schema: spec.rawBody.schema } }, required: true }
+      : undefined;
+  return {
+    method: spec.method,
+    path: spec.path,
+    summary: spec.summary,
+    tags: [spec.tag],
+    ...(spec.auth ? { security: [{ bearerAuth: [] }] } : {}),
+    request: {
+      ...(spec.params ? { params: spec.params as never } : {}),
+      ...(spec.query ? { query: spec.query as never } : {}),
+      ...(body ? { body } : {}),
+    },
+    responses,
+  };
+}

@@ -1,0 +1,76 @@
+import { ROLE_NAMES, PERMISSIONS } from '../../../domain/permissions.js';
+import { z } from '../zod.js';
+import { listOf, pageQuery, timestamp } from './common.js';
+
+export const UserSchema = z
+  .object({
+    id: z.string(),
+    username: z.string(),
+    email: z.string(),
+    roles: z.array(z.enum(ROLE_NAMES as [string, ...string[]])),
+    permissions: z.array(z.enum(PERMISSIONS)),
+    auth_provider: z.enum(['local', 'oidc']),
+    created_at: timestamp,
+  })
+  .strict()
+  .openapi('User');
+
+export const ManagedUserSchema = UserSchema.extend({ disabled: z.boolean() }).strict().openapi('ManagedUser');
+
+export const TokenResponseSchema = z
+  .object({
+    access_token: z.string(),
+    token_type: z.literal('bearer'),
+    expires_in: z.number().int().openapi({ description: 'Seconds until the token expires' }),
+    user: UserSchema,
+  })
+  .strict()
+  .openapi('TokenResponse');
+
+export const RegisterBody = z
+  .object({
+    username: z
+      .string()
+      .regex(/^[A-Za-z0-9._-]{3,50}$/, 'must be 3-50 letters, digits, dots, underscores or hyphens')
+      .openapi({ example: 'alice' }),
+    email: z.email().max(254).openapi({ example: 'alice@example.com' }),
+    password: z.string().min(8).max(1024).openapi({ description: 'At least 8 characters and at most 72 UTF-8 bytes' }),
+  })
+  .strict()
+  .openapi('RegisterRequest');
+
+export const LoginBody = z
+  .object({
+    username: z.string().min(1).max(254).openapi({ description: 'Username or e-mail address' }),
+    password: z.string().min(1).max(1024),
+  })
+  .strict()
+  .openapi('LoginRequest');
+
+export const ChangePasswordBody = z
+  .object({ current_password: z.string().min(1).max(1024), new_password: z.string().min(8).max(1024) })
+  .strict()
+  .openapi('ChangePasswordRequest');
+
+export const AuthConfigSchema = z
+  .object({ registration_enabled: z.boolean(), local_login_enabled: z.boolean(), oidc_enabled: z.boolean() })
+  .strict()
+  .openapi('AuthConfig');
+
+export const UserListSchema = listOf(ManagedUserSchema, 'UserList');
+export const UserListQuery = z.object(pageQuery).strict();
+
+export const UpdateUserBody = z
+  .object({
+    roles: z.array(z.enum(ROLE_NAMES as [string, ...string[]])).min(1).max(ROLE_NAMES.length).optional(),
+    disabled: z.boolean().optional(),
+  })
+  .strict()
+  .refine((b) => b.roles !== undefined || b.disabled !== undefined, 'give roles or disabled')
+  .openapi('UpdateUserRequest');
+
+export const RoleSchema = z
+  .object({ name: z.enum(ROLE_NAMES as [string, ...string[]]), permissions: z.array(z.enum(PERMISSIONS)) })
+  .strict()
+  .openapi('Role');
+export const RoleListSchema = z.object({ items: z.array(RoleSchema) }).strict().openapi('RoleList');

@@ -1,0 +1,71 @@
+import type { ListRoles } from '../../application/use-cases/list-roles.js';
+import type { DeleteUser, GetUser, ListUsers, UpdateUser } from '../../application/use-cases/manage-users.js';
+import type { RoleName } from '../../domain/permissions.js';
+import { presentManagedUser } from './presenters/user-presenter.js';
+import { route, type AnyRoute } from './route.js';
+import { idParam, presentPage } from './schemas/common.js';
+import { ManagedUserSchema, RoleListSchema, UpdateUserBody, UserListQuery, UserListSchema } from './schemas/identity.js';
+import { z } from './zod.js';
+
+export interface UserAdminDeps {
+  readonly list: ListUsers;
+  readonly get: GetUser;
+  readonly update: UpdateUser;
+  readonly remove: DeleteUser;
+  readonly roles: ListRoles;
+}
+
+const tag = 'Users and roles';
+const UserParams = z.object({ id: idParam }).strict();
+
+export function userRoutes(deps: UserAdminDeps): AnyRoute[] {
+  return [
+    route({
+      method: 'get', path: '/api/users', summary: 'List accounts (admin)', tag, auth: true, query: UserListQuery,
+      responses: { 200: { description: 'A page of accounts', schema: UserListSchema } },
+      errors: [403],
+      async handle({ auth, query, res }) {
+        const page = await deps.list.execute(auth.actor, { page: query.page, pageSize: query.page_size });
+        res.json(presentPage(page, presentManagedUser));
+      },
+    }),
+    route({
+      method: 'get', path: '/api/users/{id}', summary: 'Read an account (admin)', tag, auth: true, params: UserParams,
+      responses: { 200: { description: 'The account', schema: ManagedUserSchema } },
+      errors: [403, 404],
+      async handle({ auth, params, res }) {
+        res.json(presentManagedUser(await deps.get.execute(auth.actor, params.id)));
+      },
+    }),
+    route({
+      method: 'patch', path: '/api/users/{id}', summary: 'Change roles or disable an account (admin)', tag, auth: true,
+      params: UserParams, body: UpdateUserBody,
+      responses: { 200: { description: 'The updated account', schema: ManagedUserSchema } },
+      errors: [403, 404, 409],
+      async handle({ auth, params, body, res }) {
+        const user = await deps.update.execute(auth.actor, params.id, {
+          ...(body.roles ? { roles: body.roles as RoleName[] } : {}),
+          ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
+        });
+        res.json(presentManagedUser(user));
+      },
+    }),
+    route({
+      method: 'delete', path: '/api/users/{id}', summary: 'Delete an account (admin)', tag, auth: true, params: UserParams,
+      responses: { 204: { description: 'Deleted' } },
+      errors: [403, 404, 409],
+      async handle({ auth, params, res }) {
+        await deps.remove.execute(auth.actor, params.id);
+        res.status(204).end();
+      },
+    }),
+    route({
+      method: 'get', path: '/api/roles', summary: 'List roles and their permissions (admin)', tag, auth: true,
+      responses: { 200: { description: 'The built-in roles', schema: RoleListSchema } },
+      errors: [403],
+      handle({ auth, res }) {
+        res.json({ items: deps.roles.execute(auth.actor) });
+      },
+    }),
+  ];
+}

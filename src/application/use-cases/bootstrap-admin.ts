@@ -1,0 +1,40 @@
+import { normalizeEmail, usernameKey, type User } from '../../domain/user.js';
+import type { Clock, IdGenerator, PasswordHasher, UserRepository } from '../ports.js';
+import { assertAcceptablePassword } from './password-rules.js';
+
+export interface AdminAccount {
+  readonly username: string;
+  readonly email?: string | undefined;
+  readonly password: string;
+}
+
+/** Creates the configured admin at first start; does nothing when that username exists. */
+export class BootstrapAdmin {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+  ) {}
+
+  async execute(account: AdminAccount): Promise<User | null> {
+    if (await this.users.findByUsername(usernameKey(account.username))) return null;
+    assertAcceptablePassword(account.password, 'ADMIN_PASSWORD');
+    const now = this.clock.now();
+    const user: User = {
+      id: this.ids.next(),
+      username: account.username,
+      email: normalizeEmail(account.email ?? `${account.username}@localhost`),
+      passwordHash: await this.hasher.hash(account.password),
+      roles: ['admin'],
+      authProvider: 'local',
+      oidc: null,
+      disabled: false,
+      tokenVersion: 0,
+      createdAt: now,
+      updatedAt: now,
+    };
+    await this.users.create(user);
+    return user;
+  }
+}

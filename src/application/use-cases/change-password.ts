@@ -1,0 +1,32 @@
+import type { Actor } from '../../domain/actor.js';
+import { NotFoundError, PermissionDeniedError } from '../../domain/errors.js';
+import type { Clock, PasswordHasher, UserRepository } from '../ports.js';
+import { assertAcceptablePassword } from './password-rules.js';
+
+export interface ChangePasswordInput {
+  readonly currentPassword: string;
+  readonly newPassword: string;
+}
+
+/** Sets a new password after checking the current one; every token issued before stops working. */
+export class ChangePassword {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(actor: Actor, input: ChangePasswordInput): Promise<void> {
+    const user = await this.users.findById(actor.id);
+    if (!user) throw new NotFoundError('user_not_found', 'The account no longer exists.');
+    if (!user.passwordHash) {
+      throw new PermissionDeniedError('This account signs in through single sign-on and has no password.', 'password_not_set');
+    }
+    if (!(await this.hasher.verify(input.currentPassword, user.passwordHash))) {
+      throw new PermissionDeniedError('The current password is incorrect.', 'invalid_current_password');
+    }
+    assertAcceptablePassword(input.newPassword, 'new_password');
+    const passwordHash = await this.hasher.hash(input.newPassword);
+    await this.users.update({ ...user, passwordHash, tokenVersion: user.tokenVersion + 1, updatedAt: this.clock.now() });
+  }
+}
