@@ -1,0 +1,50 @@
+import type { ExtractedBook } from '../../application/ports.js';
+import { DomainError, UnprocessableError, UnsupportedTypeError } from '../../domain/errors.js';
+import { readCbz } from './cbz-reader.js';
+import { sniffFormat } from './detect-format.js';
+import { readEpub } from './epub-reader.js';
+import { readFb2 } from './fb2-reader.js';
+import type { MetadataLimits } from './limits.js';
+import { readMobi } from './mobi-reader.js';
+import { readPdf } from './pdf-reader.js';
+
+export interface MetadataTask {
+  readonly path: string;
+  readonly size: number;
+  readonly limits: MetadataLimits;
+}
+
+/** Errors cross the thread boundary as data; the main thread turns them back into domain errors. */
+export type MetadataTaskResult =
+  | { readonly ok: true; readonly book: ExtractedBook }
+  | { readonly ok: false; readonly kind: 'unsupported' | 'unprocessable'; readonly code: string; readonly message: string };
+
+/** Picks the reader by content and runs it; this is what the worker thread executes. */
+export async function readByContent(path: string, size: number, limits: MetadataLimits): Promise<ExtractedBook> {
+  switch (await sniffFormat(path, size)) {
+    case 'epub':
+      return readEpub(path, limits);
+    case 'zip':
+      return readCbz(path, limits);
+    case 'pdf':
+      return readPdf(path, size, limits);
+    case 'mobi':
+      return readMobi(path, size, limits);
+    case 'fb2':
+      return readFb2(path, size, limits);
+    case 'txt':
+      return { format: 'txt', metadata: {}, cover: null };
+  }
+}
+
+export default async function runMetadataTask(task: MetadataTask): Promise<MetadataTaskResult> {
+  try {
+    return { ok: true, book: await readByContent(task.path, task.size, task.limits) };
+  } catch (error) {
+    if (error instanceof UnsupportedTypeError) return { ok: false, kind: 'unsupported', code: error.code, message: error.message };
+    if (error instanceof UnprocessableError) return { ok: false, kind: 'unprocessable', code: error.code, message: error.message };
+    // Stack overflows, parser bugs and I/O errors on hostile input: the file cannot be used.
+    const code = error instanceof DomainError ? error.code : 'corrupt_book_file';
+    return { ok: false, kind: 'unprocessable', code, message: 'The file is damaged or could not be read safely.' };
+  }
+}

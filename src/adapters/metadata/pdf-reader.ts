@@ -1,0 +1,89 @@
+import { open, type FileHandle } from 'node:fs/promises';
+import type { ExtractedBook } from '../../application/ports.js';
+import { corrupt, type MetadataLimits } from './limits.js';
+import { finishMetadata, splitAuthors, splitTags } from './sanitize.js';
+
+type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
+
+let pdfjsModule: Promise<PdfJs> | null = null;
+const loadPdfJs = () => (pdfjsModule ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
+
+const RANGE_CHUNK = 64 * 1024;
+
+/**
+ * Reads the Info dictionary and XMP metadata with pdf.js (UP-07): no eval, no font faces,
+ * no network, stop at errors. Bytes are served on demand, so a large PDF is not loaded whole.
+ * Runs inside the metadata worker, which enforces the time and memory budget.
+ */
+export async function readPdf(path: string, size: number, limits: MetadataLimits): Promise<ExtractedBook> {
+  if (size > limits.maxPdfBytes) throw corrupt(`PDF larger than ${limits.maxPdfBytes} bytes.`);
+  const pdfjs = await loadPdfJs();
+  const file = await open(path, 'r');
+  const transport = new pdfjs.PDFDataRangeTransport(size, new Uint8Array(0));
+  transport.requestDataRange = (begin: number, end: number) => {
+    readRange(file, begin, Math.min(end, size)).then(
+      (chunk) => transport.onDataRange(begin, chunk),
+      () => transport.abort(),
+    );
+  };
+  const task = pdfjs.getDocument({
+    range: transport,
+    length: size,
+    rangeChunkSize: RANGE_CHUNK,
+    disableAutoFetch: true,
+    disableStream: true,
+    isEvalSupported: false,
+    disableFontFace: true,
+    stopAtErrors: true,
+    useSystemFonts: false,
+    useWorkerFetch: false,
+    isOffscreenCanvasSupported: false,
+    enableXfa: false,
+    verbosity: 0,
+  });
+  try {
+    const doc = await task.promise.catch((error: unknown) => {
+      throw corrupt(`Unreadable PDF: ${String((error as Error)?.message ?? error).slice(0, 200)}`);
+    });
+    if (doc.numPages > limits.maxPdfPages || doc.numPages < 1) throw corrupt(`PDF declares ${doc.numPages} pages.`);
+    const { info, metadata } = await doc.getMetadata().catch(() => {
+      throw corrupt('The PDF metadata cannot be read.');
+    });
+    const dict = (typeof info === 'object' && info !== null ? info : {}) as Record<string, unknown>;
+    const own = (key: string): unknown => (Object.hasOwn(dict, key) ? dict[key] : undefined);
+    const xmp = (key: string): unknown => (metadata ? metadata.get(key) : null);
+    const xmpCreators = xmp('dc:creator');
+    const infoAuthors = splitAuthors(own('Author'));
+    return {
+      format: 'pdf',
+      metadata: finishMetadata({
+        title: nonEmpty(own('Title')) ?? xmpText(xmp('dc:title')),
+        authors: infoAuthors.length > 0 ? infoAuthors : Array.isArray(xmpCreators) ? xmpCreators : splitAuthors(xmpText(xmpCreators)),
+        description: nonEmpty(own('Subject')) ?? xmpText(xmp('dc:description')),
+        tags: splitTags(own('Keywords')),
+        published: own('CreationDate'),
+        publisher: xmpText(xmp('dc:publisher')),
+      }),
+      cover: null,
+    };
+  } finally {
+    await task.destroy().catch(() => undefined);
+    await file.close();
+  }
+}
+
+function nonEmpty(value: unknown): string | null {
+  return typeof value === 'string' && value.trim() !== '' ? value : null;
+}
+
+function xmpText(value: unknown): string | null {
+  if (Array.isArray(value)) return nonEmpty(value[0]);
+  return nonEmpty(value);
+}
+
+async function readRange(file: FileHandle, begin: number, end: number): Promise<Uint8Array> {
+  const length = Math.max(0, end - begin);
+  const buf = new Uint8Array(length);
+  const { bytesRead } = await file.read(buf, 0, length, begin);
+  return buf.subarray(0, bytesRead);
+}

@@ -1,0 +1,119 @@
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { Piscina } from 'piscina';
+import type { ExtractedBook, ExtractedCover, MetadataReader, StagedFile } from '../../application/ports.js';
+import { BOOK_FORMATS } from '../../domain/book.js';
+import { UnavailableError, UnprocessableError, UnsupportedTypeError } from '../../domain/errors.js';
+import { sniffImage } from './image-sniff.js';
+import { DEFAULT_LIMITS, type MetadataLimits } from './limits.js';
+import type { MetadataTask, MetadataTaskResult } from './metadata-worker.js';
+import { finishMetadata } from './sanitize.js';
+
+export interface SafeMetadataReaderOptions {
+  /** Wall-clock budget per file once it starts parsing (default 5000 ms). */
+  readonly timeBudgetMs?: number;
+  readonly limits?: Partial<MetadataLimits>;
+  /** Files parsed at once (default 2); the rest wait in line. */
+  readonly concurrency?: number;
+  /** Files allowed to wait before `metadata_busy` (default 100). */
+  readonly maxQueue?: number;
+  /** V8 old-generation cap of each worker (default 256 MB). */
+  readonly maxHeapMb?: number;
+  /** Test seam: a module with the same default export as metadata-worker. */
+  readonly workerUrl?: URL;
+}
+
+/**
+ * Reads untrusted ebook files in worker threads with a memory cap and a time budget
+ * (UP-07, UP-10); a hung or crashed worker is terminated and the process keeps serving.
+ */
+export class SafeMetadataReader implements MetadataReader {
+  private readonly pool: Piscina<MetadataTask, MetadataTaskResult>;
+  private readonly limits: MetadataLimits;
+  private readonly timeBudgetMs: number;
+  private readonly concurrency: number;
+  private readonly maxQueue: number;
+  private readonly waiting: Array<() => void> = [];
+  private running = 0;
+
+  constructor(options: SafeMetadataReaderOptions = {}) {
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.timeBudgetMs = options.timeBudgetMs ?? 5000;
+    this.concurrency = options.concurrency ?? 2;
+    this.maxQueue = options.maxQueue ?? 100;
+    const filename = options.workerUrl ?? workerModuleUrl();
+    this.pool = new Piscina({
+      filename: filename.href,
+      execArgv: filename.pathname.endsWith('.ts') ? ['--import', 'tsx'] : [],
+      minThreads: 0,
+      maxThreads: this.concurrency,
+      idleTimeout: 30_000,
+      resourceLimits: { maxOldGenerationSizeMb: options.maxHeapMb ?? 256, maxYoungGenerationSizeMb: 32, stackSizeMb: 4 },
+    });
+  }
+
+  async read(file: StagedFile): Promise<ExtractedBook> {
+    await this.acquire();
+    try {
+      const signal = AbortSignal.timeout(this.timeBudgetMs);
+      const result = await this.pool.run({ path: file.handle, size: file.size, limits: this.limits }, { signal }).catch(() => {
+        throw signal.aborted
+          ? new UnprocessableError('metadata_timeout', `Reading the file took longer than ${this.timeBudgetMs} ms.`)
+          : new UnprocessableError('corrupt_book_file', 'The file could not be read safely.');
+      });
+      return this.checked(result);
+    } finally {
+      this.release();
+    }
+  }
+
+  /** Stops the worker threads; reads still running fail. */
+  async close(): Promise<void> {
+    await this.pool.destroy();
+  }
+
+  private acquire(): Promise<void> {
+    if (this.running < this.concurrency) {
+      this.running++;
+      return Promise.resolve();
+    }
+    if (this.waiting.length >= this.maxQueue) {
+      return Promise.reject(new UnavailableError('metadata_busy', 'Too many files are being processed. Try again later.'));
+    }
+    return new Promise((resolve) => this.waiting.push(resolve));
+  }
+
+  private release(): void {
+    const next = this.waiting.shift();
+    if (next) next();
+    else this.running--;
+  }
+
+  /** The worker's answer is re-validated: it came from code that handled hostile bytes. */
+  private checked(result: MetadataTaskResult): ExtractedBook {
+    if (!result.ok) {
+      if (result.kind === 'unsupported') throw new UnsupportedTypeError(result.code, result.message);
+      throw new UnprocessableError(result.code, result.message);
+    }
+    const { format, metadata, cover } = result.book;
+    if (!BOOK_FORMATS.includes(format)) throw new UnprocessableError('corrupt_book_file', 'Unknown format from reader.');
+    const { authors, isbn, tags, ...rest } = metadata;
+    return {
+      format,
+      metadata: finishMetadata({ ...rest, authors: [...(authors ?? [])], isbn: isbn ? [isbn] : [], tags: [...(tags ?? [])] }),
+      cover: this.checkedCover(cover),
+    };
+  }
+
+  private checkedCover(cover: ExtractedCover | null): ExtractedCover | null {
+    if (!cover || !(cover.data instanceof Uint8Array) || cover.data.length > this.limits.maxCoverBytes) return null;
+    const mediaType = sniffImage(cover.data);
+    return mediaType ? { data: cover.data, mediaType } : null;
+  }
+}
+
+/** The compiled worker next to this file, or the TypeScript source when running under tsx/vitest. */
+function workerModuleUrl(): URL {
+  const js = new URL('./metadata-worker.js', import.meta.url);
+  return existsSync(fileURLToPath(js)) ? js : new URL('./metadata-worker.ts', import.meta.url);
+}
