@@ -1,0 +1,66 @@
+import { createHash, randomBytes } from 'node:crypto';
+import { mkdir, open, readdir, rm } from 'node:fs/promises';
+import { dirname, join, resolve } from 'node:path';
+import type { StagedFile, UploadStaging } from '../../application/ports.js';
+import { TooLargeError } from '../../domain/errors.js';
+
+/** The staging directory under a data directory; FsBlobStore renames out of it (same file system). */
+export function stagingDir(dataDir: string): string {
+  return resolve(dataDir, 'tmp');
+}
+
+/** Streams uploads into `<dataDir>/tmp` (random name, O_EXCL, 0600) while hashing, within a size limit. */
+export class FsUploadStaging implements UploadStaging {
+  private readonly dir: string;
+
+  constructor(dataDir: string) {
+    this.dir = stagingDir(dataDir);
+  }
+
+  async stage(source: AsyncIterable<Uint8Array>, maxBytes: number): Promise<StagedFile> {
+    await mkdir(this.dir, { recursive: true, mode: 0o700 });
+    const handle = join(this.dir, `${randomBytes(16).toString('hex')}.part`);
+    const file = await open(handle, 'wx', 0o600);
+    const hash = createHash('sha256');
+    let size = 0;
+    try {
+      // One chunk at a time: the next is pulled only after this one is on disk (backpressure).
+      for await (const chunk of source) {
+        size += chunk.byteLength;
+        if (size > maxBytes) throw new TooLargeError('payload_too_large', `The upload is larger than ${maxBytes} bytes.`);
+        hash.update(chunk);
+        for (let offset = 0; offset < chunk.byteLength; ) {
+          offset += (await file.write(chunk, offset, chunk.byteLength - offset)).bytesWritten;
+        }
+      }
+      await file.sync();
+      await file.close();
+    } catch (error) {
+      await file.close().catch(() => undefined);
+      await rm(handle, { force: true });
+      throw error;
+    }
+    return { handle, size, sha256: hash.digest('hex') };
+  }
+
+  async discard(file: StagedFile): Promise<void> {
+    this.assertOwn(file.handle);
+    await rm(file.handle, { force: true });
+  }
+
+  async clear(): Promise<number> {
+    let names: string[];
+    try {
+      names = await readdir(this.dir);
+    } catch (e) {
+      if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
+      throw e;
+    }
+    await Promise.all(names.map((name) => rm(join(this.dir, name), { recursive: true, force: true })));
+    return names.length;
+  }
+
+  private assertOwn(handle: string): void {
+    if (dirname(resolve(handle)) !== this.dir) throw new Error('not a staged file of this staging area');
+  }
+}
