@@ -1,0 +1,222 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import type { Book, BookQuery, BookSortField } from '../../src/domain/book.js';
+import { ConflictError } from '../../src/domain/errors.js';
+import { aBook, instant } from '../support/builders.js';
+import type { StoreFactory } from './stores.js';
+import { STORE_FACTORIES, useStore } from './stores.js';
+
+const LIBRARY: readonly Book[] = [
+  aBook({ id: 'b1', title: 'The Left Hand of Darkness', authors: ['Ursula K. Le Guin'], tags: ['Science Fiction', 'Classic'],
+    series: 'Hainish Cycle', published: '1969', format: 'epub', createdAt: instant(1) }),
+  aBook({ id: 'b2', title: 'a Wizard of Earthsea', authors: ['Ursula K. Le Guin'], tags: ['Fantasy'], series: 'Earthsea',
+    published: '1968-11', format: 'pdf', createdAt: instant(2) }),
+  aBook({ id: 'b3', title: 'Dune', authors: ['Frank Herbert'], tags: ['science fiction'], series: 'Dune Chronicles',
+    published: null, format: 'epub', createdAt: instant(3) }),
+  aBook({ id: 'b4', title: '100% Cotton_Story', authors: [], tags: ['Odd\\Path'], series: null,
+    published: '2001-05-03', format: 'txt', createdAt: instant(4) }),
+  aBook({ id: 'b5', title: 'Zen and the Art of Motorcycle Maintenance', authors: ['Robert Pirsig', 'Frank Herbert'], tags: [],
+    series: null, published: '1974', format: 'mobi', createdAt: instant(5) }),
+];
+
+function bookRepositoryContract(factory: StoreFactory): void {
+  const store = useStore(factory);
+  const books = () => store().books;
+  const search = (query: Partial<BookQuery> = {}) =>
+    books().search({ sort: { field: 'title', descending: false }, page: 1, pageSize: 100, ...query });
+  const ids = async (query: Partial<BookQuery> = {}) => (await search(query)).items.map((b) => b.id);
+
+  describe('records', () => {
+    it('creates a book and finds it by id, SHA-256 and in a list of ids', async () => {
+      const book = aBook({ tags: ['a', 'b'], seriesIndex: 2.5, coverMediaType: 'image/png', published: '2019-04' });
+      const other = aBook();
+      await books().create(book);
+      await books().create(other);
+      expect(await books().findById(book.id)).toEqual(book);
+      expect(await books().findBySha256(book.sha256)).toEqual(book);
+      expect(await books().exists(book.id)).toBe(true);
+      const found = await books().findByIds([other.id, 'missing', book.id, book.id]);
+      expect(found.sort((a, b) => a.id.localeCompare(b.id))).toEqual([book, other].sort((a, b) => a.id.localeCompare(b.id)));
+    });
+
+    it('returns null, false or nothing for absent books', async () => {
+      await books().create(aBook());
+      expect(await books().findById('missing')).toBeNull();
+      expect(await books().findBySha256('f'.repeat(64))).toBeNull();
+      expect(await books().exists('missing')).toBe(false);
+      expect(await books().findByIds([])).toEqual([]);
+      expect(await books().findByIds(['missing'])).toEqual([]);
+      expect(await books().delete('missing')).toBe(false);
+    });
+
+    it('rejects a second book with the same SHA-256, naming the existing one', async () => {
+      const first = aBook();
+      await books().create(first);
+      const error = await books().create(aBook({ sha256: first.sha256 })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConflictError);
+      expect(error).toMatchObject({ code: 'duplicate_book', extra: { book_id: first.id } });
+      expect((await search()).total).toBe(1);
+    });
+
+    it('updates every field, keeping SHA-256 unique', async () => {
+      const book = aBook();
+      const other = aBook();
+      await books().create(book);
+      await books().create(other);
+      const changed: Book = { ...book, title: 'New', authors: ['X', 'Y'], tags: ['t'], description: 'd', publisher: 'p',
+        language: 'fr', published: '2020', isbn: '9780000000000', series: 's', seriesIndex: 1, coverMediaType: 'image/jpeg',
+        updatedAt: instant(500) };
+      await books().update(changed);
+      expect(await books().findById(book.id)).toEqual(changed);
+      await expect(books().update({ ...changed, sha256: other.sha256 })).rejects.toMatchObject({
+        code: 'duplicate_book', extra: { book_id: other.id },
+      });
+      expect(await books().findById(book.id)).toEqual(changed);
+    });
+
+    it('does not create a book when updating an unknown id', async () => {
+      await books().update(aBook({ id: 'ghost' }));
+      expect(await books().exists('ghost')).toBe(false);
+    });
+
+    it('deletes a book, which then no longer turns up anywhere', async () => {
+      const book = aBook({ title: 'Vanishing Act', tags: ['gone'] });
+      await books().create(book);
+      expect(await books().delete(book.id)).toBe(true);
+      expect(await books().findById(book.id)).toBeNull();
+      expect(await ids({ q: 'vanishing' })).toEqual([]);
+      expect(await ids({ tag: 'gone' })).toEqual([]);
+      await books().create(aBook({ sha256: book.sha256 }));
+    });
+
+    it('hands out copies: changing a given or returned book does not change the store', async () => {
+      const book = aBook({ authors: ['Original'] });
+      await books().create(book);
+      (book.authors as string[]).push('Added later');
+      const found = (await books().findById(book.id)) as Book;
+      (found.authors as string[]).push('Added later');
+      (found.owner as { username: string }).username = 'mallory';
+      found.createdAt.setTime(0);
+      const [listed] = (await search()).items;
+      (listed?.tags as string[]).push('x');
+      const again = await books().findById(book.id);
+      expect(again).toMatchObject({ authors: ['Original'], owner: { username: 'owner1' }, tags: [] });
+      expect(again?.createdAt.getTime()).not.toBe(0);
+    });
+  });
+
+  describe('search', () => {
+    beforeEach(async () => {
+      for (const book of LIBRARY) await books().create(book);
+    });
+
+    it('matches q case-insensitively in the title, authors, tags and series', async () => {
+      expect(await ids({ q: 'DARKNESS' })).toEqual(['b1']);
+      expect(await ids({ q: 'le guin' })).toEqual(['b2', 'b1']);
+      expect(await ids({ q: 'pirsig' })).toEqual(['b5']);
+      expect(await ids({ q: 'herbert' })).toEqual(['b3', 'b5']);
+      expect(await ids({ q: 'FANTASY' })).toEqual(['b2']);
+      expect(await ids({ q: 'chronicles' })).toEqual(['b3']);
+      expect(await ids({ q: 'hainish' })).toEqual(['b1']);
+    });
+
+    it('matches short q too', async () => {
+      expect(await ids({ q: 'du' })).toEqual(['b3']);
+      expect(await ids({ q: 'Z' })).toEqual(['b2', 'b5']);
+    });
+
+    it('takes %, _ and \\ in q literally', async () => {
+      expect(await ids({ q: '%' })).toEqual(['b4']);
+      expect(await ids({ q: '0% c' })).toEqual(['b4']);
+      expect(await ids({ q: '_' })).toEqual(['b4']);
+      expect(await ids({ q: 'i_h' })).toEqual([]);
+      expect(await ids({ q: 'h%d' })).toEqual([]);
+      expect(await ids({ q: '\\' })).toEqual(['b4']);
+      expect(await ids({ q: 'odd\\path' })).toEqual(['b4']);
+      expect(await ids({ q: '"' })).toEqual([]);
+    });
+
+    it('does not match q across two fields', async () => {
+      expect(await ids({ q: 'dune frank' })).toEqual([]);
+      expect(await ids({ q: 'dunefrank' })).toEqual([]);
+    });
+
+    it('matches non-ASCII letters case-insensitively', async () => {
+      await books().create(aBook({ id: 'b6', title: 'Élan Vital' }));
+      expect(await ids({ q: 'élan' })).toEqual(['b6']);
+      expect(await ids({ q: 'ÉLAN V' })).toEqual(['b6']);
+    });
+
+    it('filters by one author, whole name, any position, any letter case', async () => {
+      expect(await ids({ author: 'URSULA K. LE GUIN' })).toEqual(['b2', 'b1']);
+      expect(await ids({ author: 'frank herbert' })).toEqual(['b3', 'b5']);
+      expect(await ids({ author: 'Le Guin' })).toEqual([]);
+    });
+
+    it('filters by one exact tag in any letter case', async () => {
+      expect(await ids({ tag: 'SCIENCE FICTION' })).toEqual(['b3', 'b1']);
+      expect(await ids({ tag: 'science' })).toEqual([]);
+      expect(await ids({ tag: 'odd\\path' })).toEqual(['b4']);
+    });
+
+    it('filters by format and combines every filter', async () => {
+      expect(await ids({ format: 'epub' })).toEqual(['b3', 'b1']);
+      expect(await ids({ format: 'azw3' })).toEqual([]);
+      expect(await ids({ q: 'herbert', format: 'mobi' })).toEqual(['b5']);
+      expect(await ids({ q: 'ursula', author: 'ursula k. le guin', tag: 'classic', format: 'epub' })).toEqual(['b1']);
+      expect(await ids({ q: 'ursula', tag: 'classic', format: 'pdf' })).toEqual([]);
+    });
+
+    it('returns an empty page and a zero total when nothing matches', async () => {
+      expect(await search({ q: 'no such book' })).toEqual({ items: [], total: 0 });
+    });
+
+    const sorted: Record<BookSortField, [string[], string[]]> = {
+      title: [['b4', 'b2', 'b3', 'b1', 'b5'], ['b5', 'b1', 'b3', 'b2', 'b4']],
+      author: [['b3', 'b5', 'b1', 'b2', 'b4'], ['b2', 'b1', 'b5', 'b3', 'b4']],
+      added: [['b1', 'b2', 'b3', 'b4', 'b5'], ['b5', 'b4', 'b3', 'b2', 'b1']],
+      published: [['b2', 'b1', 'b5', 'b4', 'b3'], ['b4', 'b5', 'b1', 'b2', 'b3']],
+    };
+    for (const [field, [ascending, descending]] of Object.entries(sorted) as [BookSortField, [string[], string[]]][]) {
+      it(`sorts by ${field} both ways (missing values last, ties by id)`, async () => {
+        expect(await ids({ sort: { field, descending: false } })).toEqual(ascending);
+        expect(await ids({ sort: { field, descending: true } })).toEqual(descending);
+      });
+    }
+
+    it('sorts titles case-insensitively and breaks ties by id', async () => {
+      await books().create(aBook({ id: 'z-same', title: 'same' }));
+      await books().create(aBook({ id: 'a-same', title: 'SAME' }));
+      const titles = await ids({ q: 'same' });
+      expect(titles).toEqual(['a-same', 'z-same']);
+      expect(await ids({ q: 'same', sort: { field: 'title', descending: true } })).toEqual(['z-same', 'a-same']);
+    });
+
+    it('pages through the results with the total on every page', async () => {
+      const sort = { field: 'added' as const, descending: false };
+      const page = async (n: number) => {
+        const slice = await search({ sort, page: n, pageSize: 2 });
+        return { ids: slice.items.map((b) => b.id), total: slice.total };
+      };
+      expect(await page(1)).toEqual({ ids: ['b1', 'b2'], total: 5 });
+      expect(await page(2)).toEqual({ ids: ['b3', 'b4'], total: 5 });
+      expect(await page(3)).toEqual({ ids: ['b5'], total: 5 });
+      expect(await page(4)).toEqual({ ids: [], total: 5 });
+      expect((await search({ tag: 'science fiction', page: 2, pageSize: 1 })).total).toBe(2);
+    });
+
+    it('finds a book by what it says after an update, not before', async () => {
+      const b1 = LIBRARY[0] as Book;
+      await books().update({ ...b1, title: 'Renamed', authors: ['New Person'], tags: ['newtag'], series: null });
+      expect(await ids({ q: 'darkness' })).toEqual([]);
+      expect(await ids({ q: 'hainish' })).toEqual([]);
+      expect(await ids({ q: 'renamed' })).toEqual(['b1']);
+      expect(await ids({ author: 'ursula k. le guin' })).toEqual(['b2']);
+      expect(await ids({ author: 'new person' })).toEqual(['b1']);
+      expect(await ids({ tag: 'classic' })).toEqual([]);
+      expect(await ids({ tag: 'NEWTAG' })).toEqual(['b1']);
+      expect(await ids({ sort: { field: 'author', descending: false } })).toEqual(['b3', 'b1', 'b5', 'b2', 'b4']);
+    });
+  });
+}
+
+describe.each(STORE_FACTORIES)('BookRepository contract ($name)', (factory) => bookRepositoryContract(factory));

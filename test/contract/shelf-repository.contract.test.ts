@@ -1,0 +1,206 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { ConflictError, NotFoundError } from '../../src/domain/errors.js';
+import type { Shelf } from '../../src/domain/shelf.js';
+import { aBook, aShelf, instant } from '../support/builders.js';
+import type { StoreFactory } from './stores.js';
+import { STORE_FACTORIES, useStore } from './stores.js';
+
+const ADA = { id: 'u-ada', username: 'ada' };
+const BOB = { id: 'u-bob', username: 'bob' };
+const BOOK_IDS = ['k1', 'k2', 'k3', 'k4', 'k5'];
+
+function shelfRepositoryContract(factory: StoreFactory): void {
+  const store = useStore(factory);
+  const shelves = () => store().shelves;
+  const bookIdsOf = async (id: string) => (await shelves().findById(id))?.bookIds;
+
+  beforeEach(async () => {
+    for (const id of BOOK_IDS) await store().books.create(aBook({ id }));
+  });
+
+  describe('records', () => {
+    it('creates a shelf with its ordered books and finds it', async () => {
+      const shelf = aShelf({ owner: ADA, description: 'd', isPublic: true, bookIds: ['k3', 'k1', 'k2'] });
+      await shelves().create(shelf);
+      expect(await shelves().findById(shelf.id)).toEqual(shelf);
+    });
+
+    it('keeps the first of repeated book ids', async () => {
+      const shelf = aShelf({ bookIds: ['k2', 'k1', 'k2'] });
+      await shelves().create(shelf);
+      expect(await shelves().findById(shelf.id)).toMatchObject({ bookIds: ['k2', 'k1'], bookCount: 2 });
+    });
+
+    it('returns null or false for absent shelves', async () => {
+      expect(await shelves().findById('missing')).toBeNull();
+      expect(await shelves().delete('missing')).toBe(false);
+      expect(await shelves().removeBook('missing', 'k1', instant(9))).toBe(false);
+      expect(await shelves().bookIdsPage('missing', { page: 1, pageSize: 10 })).toEqual({ items: [], total: 0 });
+    });
+
+    it('refuses books that do not exist, saving nothing', async () => {
+      const shelf = aShelf({ bookIds: ['k1', 'nope'] });
+      const error = await shelves().create(shelf).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(NotFoundError);
+      expect(error).toMatchObject({ code: 'book_not_found' });
+      expect(await shelves().findById(shelf.id)).toBeNull();
+      const kept = aShelf({ bookIds: ['k1'] });
+      await shelves().create(kept);
+      await expect(shelves().addBook(kept.id, 'nope', instant(9))).rejects.toMatchObject({ code: 'book_not_found' });
+      await expect(shelves().replaceBooks(kept.id, ['k2', 'nope'], instant(9))).rejects.toMatchObject({ code: 'book_not_found' });
+      expect(await shelves().findById(kept.id)).toEqual(kept);
+    });
+
+    it('refuses to change the books of a shelf that does not exist', async () => {
+      await expect(shelves().addBook('missing', 'k1', instant(9))).rejects.toMatchObject({ code: 'shelf_not_found' });
+      await expect(shelves().replaceBooks('missing', ['k1'], instant(9))).rejects.toMatchObject({ code: 'shelf_not_found' });
+    });
+
+    it('keeps shelf names unique per owner, ignoring letter case and outer spaces', async () => {
+      await shelves().create(aShelf({ owner: ADA, name: 'Favourites' }));
+      const error = await shelves().create(aShelf({ owner: ADA, name: ' FAVOURITES ' })).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConflictError);
+      expect(error).toMatchObject({ code: 'shelf_name_taken' });
+      await shelves().create(aShelf({ owner: BOB, name: 'Favourites' }));
+      expect((await shelves().listVisible(BOB.id, true, { page: 1, pageSize: 10 })).total).toBe(1);
+    });
+
+    it('updates name, description, visibility and updatedAt only', async () => {
+      const shelf = aShelf({ owner: ADA, name: 'Old', bookIds: ['k1'] });
+      await shelves().create(shelf);
+      await shelves().create(aShelf({ owner: ADA, name: 'Taken' }));
+      const changed: Shelf = { ...shelf, name: 'New', description: 'now described', isPublic: true, updatedAt: instant(900) };
+      await shelves().updateDetails({ ...changed, bookIds: [], bookCount: 0, createdAt: instant(0), owner: BOB });
+      expect(await shelves().findById(shelf.id)).toEqual(changed);
+      await shelves().updateDetails({ ...changed, name: 'NEW' });
+      await expect(shelves().updateDetails({ ...changed, name: 'taken' })).rejects.toMatchObject({ code: 'shelf_name_taken' });
+      expect((await shelves().findById(shelf.id))?.name).toBe('NEW');
+      await shelves().create(aShelf({ owner: ADA, name: 'Old' }));
+    });
+
+    it('deletes a shelf but not its books, and frees its name', async () => {
+      const shelf = aShelf({ owner: ADA, name: 'Gone', bookIds: ['k1'] });
+      await shelves().create(shelf);
+      expect(await shelves().delete(shelf.id)).toBe(true);
+      expect(await shelves().findById(shelf.id)).toBeNull();
+      expect(await store().books.exists('k1')).toBe(true);
+      await shelves().create(aShelf({ owner: ADA, name: 'gone' }));
+    });
+
+    it('hands out copies', async () => {
+      const shelf = aShelf({ bookIds: ['k1'] });
+      await shelves().create(shelf);
+      (shelf.bookIds as string[]).push('k2');
+      const found = (await shelves().findById(shelf.id)) as Shelf;
+      (found.bookIds as string[]).push('k3');
+      (found.owner as { username: string }).username = 'mallory';
+      found.updatedAt.setTime(0);
+      expect(await shelves().findById(shelf.id)).toMatchObject({ bookIds: ['k1'], owner: { username: 'owner1' }, updatedAt: shelf.updatedAt });
+    });
+  });
+
+  describe('membership', () => {
+    let shelf: Shelf;
+    beforeEach(async () => {
+      shelf = aShelf({ bookIds: ['k1', 'k2'], updatedAt: instant(0) });
+      await shelves().create(shelf);
+    });
+
+    it('appends at the end and moves updatedAt', async () => {
+      expect(await shelves().addBook(shelf.id, 'k4', instant(10))).toBe(true);
+      expect(await shelves().addBook(shelf.id, 'k3', instant(11))).toBe(true);
+      expect(await shelves().findById(shelf.id)).toMatchObject({ bookIds: ['k1', 'k2', 'k4', 'k3'], bookCount: 4, updatedAt: instant(11) });
+    });
+
+    it('adding a book already there changes nothing', async () => {
+      expect(await shelves().addBook(shelf.id, 'k1', instant(10))).toBe(false);
+      expect(await shelves().findById(shelf.id)).toEqual(shelf);
+    });
+
+    it('removes a book, keeps the rest in order, and says whether it was there', async () => {
+      await shelves().addBook(shelf.id, 'k3', instant(5));
+      expect(await shelves().removeBook(shelf.id, 'k2', instant(10))).toBe(true);
+      expect(await shelves().findById(shelf.id)).toMatchObject({ bookIds: ['k1', 'k3'], bookCount: 2, updatedAt: instant(10) });
+      expect(await shelves().removeBook(shelf.id, 'k2', instant(20))).toBe(false);
+      expect((await shelves().findById(shelf.id))?.updatedAt).toEqual(instant(10));
+      await shelves().addBook(shelf.id, 'k2', instant(30));
+      expect(await bookIdsOf(shelf.id)).toEqual(['k1', 'k3', 'k2']);
+      await shelves().removeBook(shelf.id, 'k2', instant(31));
+      await shelves().addBook(shelf.id, 'k5', instant(32));
+      expect(await bookIdsOf(shelf.id)).toEqual(['k1', 'k3', 'k5']);
+    });
+
+    it('replaces the whole membership in the order given', async () => {
+      await shelves().replaceBooks(shelf.id, ['k5', 'k2', 'k4'], instant(10));
+      expect(await shelves().findById(shelf.id)).toMatchObject({ bookIds: ['k5', 'k2', 'k4'], bookCount: 3, updatedAt: instant(10) });
+      await shelves().replaceBooks(shelf.id, [], instant(11));
+      expect(await shelves().findById(shelf.id)).toMatchObject({ bookIds: [], bookCount: 0 });
+      await shelves().addBook(shelf.id, 'k1', instant(12));
+      expect(await bookIdsOf(shelf.id)).toEqual(['k1']);
+    });
+
+    it('removes a book from every shelf, moving updatedAt only where it was', async () => {
+      const other = aShelf({ bookIds: ['k2', 'k3'], updatedAt: instant(0) });
+      const without = aShelf({ bookIds: ['k3'], updatedAt: instant(0) });
+      for (const s of [other, without]) await shelves().create(s);
+      await shelves().removeBookEverywhere('k2', instant(50));
+      expect(await shelves().findById(shelf.id)).toMatchObject({ bookIds: ['k1'], bookCount: 1, updatedAt: instant(50) });
+      expect(await shelves().findById(other.id)).toMatchObject({ bookIds: ['k3'], bookCount: 1, updatedAt: instant(50) });
+      expect(await shelves().findById(without.id)).toEqual(without);
+    });
+
+    it('loses a book from its shelves when the book is deleted', async () => {
+      await store().books.delete('k1');
+      expect(await shelves().findById(shelf.id)).toMatchObject({ bookIds: ['k2'], bookCount: 1 });
+      expect(await shelves().bookIdsPage(shelf.id, { page: 1, pageSize: 10 })).toEqual({ items: ['k2'], total: 1 });
+    });
+
+    it('pages through book ids in shelf order', async () => {
+      await shelves().replaceBooks(shelf.id, ['k5', 'k3', 'k1', 'k4', 'k2'], instant(10));
+      const page = (n: number) => shelves().bookIdsPage(shelf.id, { page: n, pageSize: 2 });
+      expect(await page(1)).toEqual({ items: ['k5', 'k3'], total: 5 });
+      expect(await page(2)).toEqual({ items: ['k1', 'k4'], total: 5 });
+      expect(await page(3)).toEqual({ items: ['k2'], total: 5 });
+      expect(await page(4)).toEqual({ items: [], total: 5 });
+    });
+  });
+
+  describe('listVisible', () => {
+    beforeEach(async () => {
+      await shelves().create(aShelf({ id: 's-a1', owner: ADA, name: 'zebra', isPublic: false, bookIds: ['k1', 'k2'] }));
+      await shelves().create(aShelf({ id: 's-a2', owner: ADA, name: 'Apple', isPublic: true }));
+      await shelves().create(aShelf({ id: 's-b1', owner: BOB, name: 'banana', isPublic: true, bookIds: ['k3'] }));
+      await shelves().create(aShelf({ id: 's-b2', owner: BOB, name: 'Cherry', isPublic: false }));
+      await shelves().create(aShelf({ id: 's-b0', owner: BOB, name: 'APPLE', isPublic: true }));
+    });
+    const list = (ownerId: string, onlyOwn: boolean, page = 1, pageSize = 10) =>
+      shelves().listVisible(ownerId, onlyOwn, { page, pageSize });
+    const idsOf = async (slice: Promise<{ items: Shelf[]; total: number }>) => {
+      const { items, total } = await slice;
+      return { ids: items.map((s) => s.id), total };
+    };
+
+    it('lists own shelves and every public one, by name in any case, then id', async () => {
+      expect(await idsOf(list(ADA.id, false))).toEqual({ ids: ['s-a2', 's-b0', 's-b1', 's-a1'], total: 4 });
+      expect(await idsOf(list(BOB.id, false))).toEqual({ ids: ['s-a2', 's-b0', 's-b1', 's-b2'], total: 4 });
+    });
+
+    it('lists only own shelves when asked', async () => {
+      expect(await idsOf(list(ADA.id, true))).toEqual({ ids: ['s-a2', 's-a1'], total: 2 });
+      expect(await idsOf(list('u-nobody', true))).toEqual({ ids: [], total: 0 });
+    });
+
+    it('carries each shelf\'s books and count', async () => {
+      const { items } = await list(ADA.id, true);
+      expect(items.map((s) => [s.bookIds, s.bookCount])).toEqual([[[], 0], [['k1', 'k2'], 2]]);
+      expect(items[1]).toEqual(await shelves().findById('s-a1'));
+    });
+
+    it('pages with the total on every page', async () => {
+      expect(await idsOf(list(ADA.id, false, 2, 3))).toEqual({ ids: ['s-a1'], total: 4 });
+      expect(await idsOf(list(ADA.id, false, 3, 3))).toEqual({ ids: [], total: 4 });
+    });
+  });
+}
+
+describe.each(STORE_FACTORIES)('ShelfRepository contract ($name)', (factory) => shelfRepositoryContract(factory));
