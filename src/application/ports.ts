@@ -169,3 +169,13 @@ export interface IdGenerator {
 export interface HealthCheck {
   ping(): Promise<void>;
 }
+
+/** Single-use values with an expiry (OIDC login codes, OIDC states), shared by every instance. */
+export interface OneTimeCodeRepository {
+  /** Stores value under key until expiresAt; a second put of the same key replaces it. */
+  put(key: string, value: string, expiresAt: Date): Promise<void>;
+  /** Atomically returns and removes the value; null when absent, already taken or expired. */
+  take(key: string, now: Date): Promise<string | null>;
+  /** Forgets expired values; returns how many. */
+  purgeExpired(now: Date): Promise<number>;
+}

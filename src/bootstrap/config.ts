@@ -101,10 +101,15 @@ const envSchema = z
     if (env.OIDC_ISSUER && !env.OIDC_CLIENT_ID) {
       ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_ID'], message: 'is required when OIDC_ISSUER is set' });
     }
-    if (env.OIDC_ISSUER?.startsWith('http:') && !env.OIDC_ALLOW_HTTP) {
-      ctx.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'must be https (set OIDC_ALLOW_HTTP=true for a loopback test issuer)' });
+    if (env.OIDC_ISSUER?.startsWith('http:') && !(env.OIDC_ALLOW_HTTP && isLoopback(env.OIDC_ISSUER))) {
+      ctx.addIssue({ code: 'custom', path: ['OIDC_ISSUER'], message: 'must be https (http only on loopback with OIDC_ALLOW_HTTP=true)' });
     }
   });
+
+function isLoopback(url: string): boolean {
+  const host = new URL(url).hostname;
+  return host === 'localhost' || host === '[::1]' || /^127\.\d+\.\d+\.\d+$/.test(host);
+}
 
 export type StoreConfig = { kind: 'sqlite'; dataDir: string } | { kind: 'memory'; dataDir: string } | { kind: 'mongo'; url: string; dataDir: string };
 

@@ -14,7 +14,6 @@ export interface HttpSettings {
   readonly corsOrigins: readonly string[];
   /** Number of trusted reverse-proxy hops in front of the service (0: none). */
   readonly trustProxy: number;
-  readonly jsonLimit?: string;
 }
 
 export interface HttpDeps {
@@ -37,7 +36,6 @@ export function createApp(deps: HttpDeps): Express {
 
   const registry = newRegistry();
   const api = express.Router();
-  api.use(express.json({ limit: deps.settings.jsonLimit ?? '100kb', strict: true, type: 'application/json' }));
   const authenticate = bearerAuthenticator(deps.authenticate);
   for (const spec of deps.routes) mountRoute(api, registry, spec, authenticate);
   const document = openApiDocument(registry, deps.settings.publicUrl);

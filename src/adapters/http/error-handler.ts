@@ -79,6 +79,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const type = (error as { type?: unknown } | null)?.type;
     const known = typeof type === 'string' ? LIBRARY_ERRORS[type] : undefined;
     if (known && known.status < 500) return sendProblem(res, known.status, known.code, known.detail);
+    const status = (error as { status?: unknown } | null)?.status;
+    if (typeof status === 'number' && status >= 400 && status < 500) {
+      return sendProblem(res, status, status === 400 ? 'malformed_request' : 'request_refused', 'The request could not be understood.');
+    }
     logger.error({ req_id: req.id, err: error }, 'unhandled error');
     if (res.headersSent) return res.destroy();
     return sendProblem(res, 500, 'internal_error', 'Something went wrong.');

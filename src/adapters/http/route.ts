@@ -1,5 +1,5 @@
 import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openapi';
-import type { Request, RequestHandler, Response, Router } from 'express';
+import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { ZodError, ZodType } from 'zod';
 import type { Authenticated } from '../../application/use-cases/authenticate.js';
 import { UnsupportedTypeError, ValidationError, type FieldError } from '../../domain/errors.js';
@@ -36,6 +36,8 @@ export interface RouteSpec<P, Q, B> {
   readonly query?: ZodType<Q>;
   /** A JSON body, validated; the request must be application/json. */
   readonly body?: ZodType<B>;
+  /** Size limit of the JSON body; default 100kb. */
+  readonly bodyLimit?: string;
   /** A non-JSON body (uploads): the handler reads the stream; the content type is enforced. */
   readonly rawBody?: { readonly contentType: string; readonly schema: ZodType };
   readonly responses: Readonly<Record<number, ResponseSpec>>;
@@ -81,7 +83,8 @@ export function mountRoute(router: Router, registry: OpenAPIRegistry, spec: AnyR
     const body = parse(spec.body, req.body, 'body');
     await spec.handle({ params, query, body, auth, req, res });
   };
-  router[spec.method](expressPath(spec.path), handler);
+  const parsers = spec.body ? [express.json({ limit: spec.bodyLimit ?? '100kb', strict: true, type: 'application/json' })] : [];
+  router[spec.method](expressPath(spec.path), ...parsers, handler);
   registry.registerPath(openApiOf(spec));
 }
 
