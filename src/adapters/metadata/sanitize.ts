@@ -63,16 +63,15 @@ export function decodeEntities(s: string): string {
   });
 }
 
-/** Turns (possibly escaped) HTML into plain text with paragraph breaks. */
+/** Turns XML-escaped HTML (or XHTML markup) into plain text with paragraph breaks. */
 export function htmlToText(html: string): string {
   const capped = html.length > 200_000 ? html.slice(0, 200_000) : html;
-  let s = capped.includes('<') ? capped : decodeEntities(capped);
-  s = s
-    .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
-    .replace(/<br\s*\/?>/gi, '\n')
-    .replace(/<\/(p|div|li|h[1-6]|tr|blockquote)\s*>/gi, '\n')
-    .replace(/<[^>]*>/g, ' ');
-  return decodeEntities(s).replace(/<[^>]*>/g, ' ');
+  const strip = (t: string) =>
+    t
+      .replace(/<(script|style)\b[^>]*>[\s\S]*?<\/\1\s*>/gi, ' ')
+      .replace(/<\/?(p|div|br|li|ul|ol|h[1-6]|tr|blockquote|section|title|subtitle|empty-line)\b[^>]*>/gi, '\n')
+      .replace(/<[^>]*>/g, '');
+  return decodeEntities(strip(decodeEntities(capped)));
 }
 
 /** ISBN-10/13 as digits (and a final X for ISBN-10), or null when the value is not one. */
