@@ -33,11 +33,11 @@ export class SqliteBookSearch {
       params.like = `%${q.replace(/[\\%_]/g, '\\$&')}%`;
     }
     if (query.author !== undefined) {
-      where.push('EXISTS (SELECT 1 FROM book_authors a WHERE a.book_id = books.id AND a.name_key = @author)');
+      where.push('books.id IN (SELECT book_id FROM book_authors WHERE name_key = @author)');
       params.author = query.author.toLowerCase();
     }
     if (query.tag !== undefined) {
-      where.push('EXISTS (SELECT 1 FROM book_tags t WHERE t.book_id = books.id AND t.tag_key = @tag)');
+      where.push('books.id IN (SELECT book_id FROM book_tags WHERE tag_key = @tag)');
       params.tag = query.tag.toLowerCase();
     }
     if (query.format !== undefined) {

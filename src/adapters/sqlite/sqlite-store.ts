@@ -49,7 +49,9 @@ export function createSqliteStore(dataDir: string): SqliteStore {
     shelves: new SqliteShelfRepository(db),
     health: new SqliteHealthCheck(db),
     close: async () => {
-      if (db.open) db.close();
+      if (!db.open) return;
+      db.pragma('optimize');
+      db.close();
     },
   };
 }
