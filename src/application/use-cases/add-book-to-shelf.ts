@@ -1,0 +1,26 @@
+import type { Actor } from '../../domain/actor.js';
+import { NotFoundError } from '../../domain/errors.js';
+import type { BookRepository, Clock, ShelfRepository } from '../ports.js';
+import { findEditableShelf } from './shelf-access.js';
+
+export interface AddBookToShelfResult {
+  /** False when the book was already on the shelf (the call is idempotent). */
+  readonly added: boolean;
+}
+
+/** Puts a book at the end of a shelf; a book already there stays where it is. */
+export class AddBookToShelf {
+  constructor(
+    private readonly shelves: ShelfRepository,
+    private readonly books: BookRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(actor: Actor, input: { shelfId: string; bookId: string }): Promise<AddBookToShelfResult> {
+    const shelf = await findEditableShelf(this.shelves, actor, input.shelfId);
+    if (!(await this.books.exists(input.bookId))) {
+      throw new NotFoundError('book_not_found', `No book with id '${input.bookId}'.`);
+    }
+    return { added: await this.shelves.addBook(shelf.id, input.bookId, this.clock.now()) };
+  }
+}

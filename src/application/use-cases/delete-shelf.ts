@@ -1,0 +1,13 @@
+import type { Actor } from '../../domain/actor.js';
+import type { ShelfRepository } from '../ports.js';
+import { findEditableShelf, shelfNotFound } from './shelf-access.js';
+
+/** Deletes a shelf (owner or admin); the books on it stay in the library. */
+export class DeleteShelf {
+  constructor(private readonly shelves: ShelfRepository) {}
+
+  async execute(actor: Actor, id: string): Promise<void> {
+    const shelf = await findEditableShelf(this.shelves, actor, id);
+    if (!(await this.shelves.delete(shelf.id))) throw shelfNotFound(id);
+  }
+}

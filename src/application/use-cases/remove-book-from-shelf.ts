@@ -1,0 +1,19 @@
+import type { Actor } from '../../domain/actor.js';
+import { NotFoundError } from '../../domain/errors.js';
+import type { Clock, ShelfRepository } from '../ports.js';
+import { findEditableShelf } from './shelf-access.js';
+
+/** Takes a book off a shelf; the book itself stays in the library. */
+export class RemoveBookFromShelf {
+  constructor(
+    private readonly shelves: ShelfRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(actor: Actor, input: { shelfId: string; bookId: string }): Promise<void> {
+    const shelf = await findEditableShelf(this.shelves, actor, input.shelfId);
+    if (!(await this.shelves.removeBook(shelf.id, input.bookId, this.clock.now()))) {
+      throw new NotFoundError('book_not_on_shelf', `The book '${input.bookId}' is not on this shelf.`);
+    }
+  }
+}

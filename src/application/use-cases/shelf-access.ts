@@ -1,0 +1,31 @@
+import type { Actor } from '../../domain/actor.js';
+import { NotFoundError, PermissionDeniedError } from '../../domain/errors.js';
+import { canCreateShelf, canEditShelf, canSeeShelf } from '../../domain/policies.js';
+import type { Shelf } from '../../domain/shelf.js';
+import { unknownBookIdsError } from '../../domain/shelf-rules.js';
+import type { BookRepository, ShelfRepository } from '../ports.js';
+
+export const shelfNotFound = (id: string): NotFoundError => new NotFoundError('shelf_not_found', `No shelf with id '${id}'.`);
+
+/** The shelf if the actor may see it; absent and invisible shelves are both not found. */
+export async function findVisibleShelf(shelves: ShelfRepository, actor: Actor, id: string): Promise<Shelf> {
+  const shelf = await shelves.findById(id);
+  if (!shelf || !canSeeShelf(actor, shelf)) throw shelfNotFound(id);
+  return shelf;
+}
+
+/** The shelf if the actor may change it: 403 without shelves:write, 404 if invisible, 403 if not theirs. */
+export async function findEditableShelf(shelves: ShelfRepository, actor: Actor, id: string): Promise<Shelf> {
+  if (!canCreateShelf(actor)) throw new PermissionDeniedError();
+  const shelf = await findVisibleShelf(shelves, actor, id);
+  if (!canEditShelf(actor, shelf)) throw new PermissionDeniedError('Only the owner of this shelf may change it.');
+  return shelf;
+}
+
+/** Throws ValidationError naming every id in the list that is not a stored book. */
+export async function assertBooksExist(books: BookRepository, ids: readonly string[]): Promise<void> {
+  if (ids.length === 0) return;
+  const found = await books.findByIds(ids);
+  const error = unknownBookIdsError(ids, new Set(found.map((book) => book.id)));
+  if (error) throw error;
+}

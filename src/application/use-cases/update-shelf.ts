@@ -1,0 +1,43 @@
+import type { Actor } from '../../domain/actor.js';
+import type { Shelf } from '../../domain/shelf.js';
+import { assertShelfBookList, normalizeShelfDescription, normalizeShelfName } from '../../domain/shelf-rules.js';
+import type { BookRepository, Clock, ShelfRepository } from '../ports.js';
+import { assertBooksExist, findEditableShelf, shelfNotFound } from './shelf-access.js';
+
+export interface UpdateShelfInput {
+  readonly shelfId: string;
+  readonly name?: string;
+  readonly description?: string | null;
+  readonly isPublic?: boolean;
+  /** The full ordered membership; this is how a shelf is reordered. */
+  readonly bookIds?: readonly string[];
+}
+
+/** Changes a shelf's details and/or its ordered books (owner or admin). */
+export class UpdateShelf {
+  constructor(
+    private readonly shelves: ShelfRepository,
+    private readonly books: BookRepository,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(actor: Actor, input: UpdateShelfInput): Promise<Shelf> {
+    const shelf = await findEditableShelf(this.shelves, actor, input.shelfId);
+    const details = {
+      name: input.name === undefined ? shelf.name : normalizeShelfName(input.name),
+      description: input.description === undefined ? shelf.description : normalizeShelfDescription(input.description),
+      isPublic: input.isPublic ?? shelf.isPublic,
+    };
+    if (input.bookIds) {
+      assertShelfBookList(input.bookIds);
+      await assertBooksExist(this.books, input.bookIds);
+    }
+    const now = this.clock.now();
+    const detailsChange = input.name !== undefined || input.description !== undefined || input.isPublic !== undefined;
+    if (detailsChange) await this.shelves.updateDetails({ ...shelf, ...details, updatedAt: now });
+    if (input.bookIds) await this.shelves.replaceBooks(shelf.id, input.bookIds, now);
+    const updated = await this.shelves.findById(shelf.id);
+    if (!updated) throw shelfNotFound(input.shelfId);
+    return updated;
+  }
+}

@@ -1,0 +1,69 @@
+import { ValidationError, type FieldError } from './errors.js';
+import { SHELF_NAME_MAX } from './shelf.js';
+
+/** A shelf holds at most this many books (a PATCH sends the whole list). */
+export const SHELF_BOOKS_MAX = 10_000;
+export const SHELF_DESCRIPTION_MAX = 2000;
+
+/** Field errors listed in one response, at most; the detail gives the full count. */
+const ERRORS_LISTED = 100;
+
+const characters = (text: string): number => [...text].length;
+
+/** The trimmed name; throws ValidationError unless it is 1..100 characters long. */
+export function normalizeShelfName(raw: string): string {
+  const name = raw.trim();
+  const length = characters(name);
+  if (length === 0 || length > SHELF_NAME_MAX) {
+    const message = `must be 1-${SHELF_NAME_MAX} characters after trimming (got ${length})`;
+    throw new ValidationError('The shelf name is invalid.', [{ location: 'body', field: 'name', message }]);
+  }
+  return name;
+}
+
+/** The trimmed description; blank becomes null. */
+export function normalizeShelfDescription(raw: string | null): string | null {
+  const description = raw?.trim() ?? '';
+  if (characters(description) > SHELF_DESCRIPTION_MAX) {
+    const message = `must be at most ${SHELF_DESCRIPTION_MAX} characters`;
+    throw new ValidationError('The shelf description is invalid.', [{ location: 'body', field: 'description', message }]);
+  }
+  return description === '' ? null : description;
+}
+
+/** Indexes of ids that already appeared earlier in the list. */
+export function repeatedIdIndexes(ids: readonly string[]): number[] {
+  const seen = new Set<string>();
+  const repeats: number[] = [];
+  ids.forEach((id, index) => {
+    if (seen.has(id)) repeats.push(index);
+    else seen.add(id);
+  });
+  return repeats;
+}
+
+/** Throws ValidationError when the list is too long or names a book twice. */
+export function assertShelfBookList(ids: readonly string[]): void {
+  if (ids.length > SHELF_BOOKS_MAX) {
+    const message = `must hold at most ${SHELF_BOOKS_MAX} ids (got ${ids.length})`;
+    throw new ValidationError('Too many books for one shelf.', [{ location: 'body', field: 'book_ids', message }]);
+  }
+  const repeats = repeatedIdIndexes(ids);
+  if (repeats.length > 0) {
+    throw bookListError(`${repeats.length} book id(s) repeat an earlier entry.`, repeats, ids, (id) => `repeats '${id}'`);
+  }
+}
+
+/** ValidationError for ids that name no book, given the ids that do exist. */
+export function unknownBookIdsError(ids: readonly string[], existing: ReadonlySet<string>): ValidationError | null {
+  const missing = ids.flatMap((id, index) => (existing.has(id) ? [] : [index]));
+  if (missing.length === 0) return null;
+  return bookListError(`${missing.length} book id(s) name no book.`, missing, ids, (id) => `no book with id '${id}'`);
+}
+
+function bookListError(detail: string, indexes: readonly number[], ids: readonly string[], say: (id: string) => string) {
+  const errors: FieldError[] = indexes
+    .slice(0, ERRORS_LISTED)
+    .map((index) => ({ location: 'body', field: `book_ids.${index}`, message: say(ids[index] as string) }));
+  return new ValidationError(detail, errors);
+}
