@@ -14,7 +14,8 @@ export type ErrorKind =
   | 'rate_limited'
   | 'unavailable'
   | 'bad_gateway'
-  | 'bad_request';
+  | 'bad_request'
+  | 'range_not_satisfiable';
 
 export interface FieldError {
   readonly location: 'body' | 'query' | 'path' | 'header';
@@ -86,6 +87,14 @@ export class UnsupportedTypeError extends DomainError {
 /** 422 for content that is the right type but cannot be used (`corrupt_book_file`). */
 export class UnprocessableError extends DomainError {
   readonly kind = 'unprocessable';
+}
+
+/** 416 `range_not_satisfiable`: the requested byte range lies outside the file of `size` bytes. */
+export class RangeNotSatisfiableError extends DomainError {
+  readonly kind = 'range_not_satisfiable';
+  constructor(readonly size: number) {
+    super('range_not_satisfiable', `The requested range is not within the ${size} bytes of the file.`);
+  }
 }
 
 /** 429 `rate_limited`; the adapter sends `Retry-After`. */

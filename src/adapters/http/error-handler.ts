@@ -4,6 +4,7 @@ import {
   AuthenticationError,
   ConflictError,
   DomainError,
+  RangeNotSatisfiableError,
   RateLimitedError,
   ValidationError,
   type ErrorKind,
@@ -18,6 +19,7 @@ const STATUS: Readonly<Record<ErrorKind, number>> = {
   conflict: 409,
   too_large: 413,
   unsupported: 415,
+  range_not_satisfiable: 416,
   validation: 422,
   unprocessable: 422,
   rate_limited: 429,
@@ -34,6 +36,7 @@ const TITLES: Readonly<Record<number, string>> = {
   409: 'Conflict',
   413: 'Content Too Large',
   415: 'Unsupported Media Type',
+  416: 'Range Not Satisfiable',
   422: 'Unprocessable Content',
   429: 'Too Many Requests',
   500: 'Internal Server Error',
@@ -72,6 +75,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     if (error instanceof DomainError) {
       const status = STATUS[error.kind];
       if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+      if (error instanceof RangeNotSatisfiableError) res.setHeader('Content-Range', `bytes */${error.size}`);
       if (error instanceof AuthenticationError && error.code !== 'invalid_credentials') res.setHeader('WWW-Authenticate', 'Bearer');
       if (status >= 500) logger.warn({ req_id: req.id, code: error.code }, 'dependency error');
       return sendProblem(res, status, error.code, error.message, domainExtra(error));
