@@ -2,6 +2,7 @@ import type {
   BookRepository,
   HealthCheck,
   LoginThrottleRepository,
+  OneTimeCodeRepository,
   ShelfRepository,
   TokenRevocationRepository,
   UserRepository,
@@ -17,6 +18,7 @@ export interface Stores {
   readonly throttle: LoginThrottleRepository;
   readonly books: BookRepository;
   readonly shelves: ShelfRepository;
+  readonly oneTimeCodes: OneTimeCodeRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }

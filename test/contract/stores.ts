@@ -6,6 +6,7 @@ import type {
   BookRepository,
   HealthCheck,
   LoginThrottleRepository,
+  OneTimeCodeRepository,
   ShelfRepository,
   TokenRevocationRepository,
   UserRepository,
@@ -20,6 +21,7 @@ export interface ContractStore {
   readonly throttle: LoginThrottleRepository;
   readonly books: BookRepository;
   readonly shelves: ShelfRepository;
+  readonly oneTimeCodes: OneTimeCodeRepository;
   readonly health: HealthCheck;
   /** Closes the store and removes whatever it left on disk. */
   dispose(): Promise<void>;

@@ -16,6 +16,7 @@ export class MemoryDatabase {
   readonly throttles = new Map<string, ThrottleCounter>();
   readonly books = new Map<string, Book>();
   readonly shelves = new Map<string, ShelfRecord>();
+  readonly oneTimeCodes = new Map<string, { value: string; expiresAt: number }>();
   closed = false;
 }
 

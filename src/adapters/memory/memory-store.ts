@@ -2,6 +2,7 @@ import type { HealthCheck } from '../../application/ports.js';
 import { UnavailableError } from '../../domain/errors.js';
 import { InMemoryBookRepository } from './in-memory-book-repository.js';
 import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repository.js';
+import { InMemoryOneTimeCodeRepository } from './in-memory-one-time-code-repository.js';
 import { InMemoryShelfRepository } from './in-memory-shelf-repository.js';
 import { InMemoryTokenRevocationRepository } from './in-memory-token-revocation-repository.js';
 import { InMemoryUserRepository } from './in-memory-user-repository.js';
@@ -14,6 +15,7 @@ export interface MemoryStore {
   readonly throttle: InMemoryLoginThrottleRepository;
   readonly books: InMemoryBookRepository;
   readonly shelves: InMemoryShelfRepository;
+  readonly oneTimeCodes: InMemoryOneTimeCodeRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -35,6 +37,7 @@ export function createMemoryStore(): MemoryStore {
     throttle: new InMemoryLoginThrottleRepository(db),
     books: new InMemoryBookRepository(db),
     shelves: new InMemoryShelfRepository(db),
+    oneTimeCodes: new InMemoryOneTimeCodeRepository(db),
     health: new InMemoryHealthCheck(db),
     close: async () => {
       db.closed = true;

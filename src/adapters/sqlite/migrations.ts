@@ -137,8 +137,16 @@ CREATE TRIGGER shelf_books_count_delete AFTER DELETE ON shelf_books BEGIN
 END;
 `;
 
+const ONE_TIME_CODES = `
+CREATE TABLE one_time_codes (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_at INTEGER NOT NULL);
+CREATE INDEX one_time_codes_expiry ON one_time_codes (expires_at);
+`;
+
 /** The schema history, oldest first. Append new steps; never edit a released one. */
-export const MIGRATIONS: readonly Migration[] = [{ version: 1, name: 'initial schema', sql: INITIAL_SCHEMA }];
+export const MIGRATIONS: readonly Migration[] = [
+  { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
+  { version: 2, name: 'one-time codes', sql: ONE_TIME_CODES },
+];
 
 /** Applies, each in its own transaction, every migration newer than the database. Returns the versions applied. */
 export function runMigrations(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {

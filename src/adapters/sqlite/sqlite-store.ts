@@ -4,6 +4,7 @@ import { UnavailableError } from '../../domain/errors.js';
 import { SqliteBookRepository } from './sqlite-book-repository.js';
 import { openSqliteDatabase } from './sqlite-database.js';
 import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
+import { SqliteOneTimeCodeRepository } from './sqlite-one-time-code-repository.js';
 import { SqliteShelfRepository } from './sqlite-shelf-repository.js';
 import { SqliteTokenRevocationRepository } from './sqlite-token-revocation-repository.js';
 import { SqliteUserRepository } from './sqlite-user-repository.js';
@@ -16,6 +17,7 @@ export interface SqliteStore {
   readonly throttle: SqliteLoginThrottleRepository;
   readonly books: SqliteBookRepository;
   readonly shelves: SqliteShelfRepository;
+  readonly oneTimeCodes: SqliteOneTimeCodeRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -47,6 +49,7 @@ export function createSqliteStore(dataDir: string): SqliteStore {
     throttle: new SqliteLoginThrottleRepository(db),
     books: new SqliteBookRepository(db),
     shelves: new SqliteShelfRepository(db),
+    oneTimeCodes: new SqliteOneTimeCodeRepository(db),
     health: new SqliteHealthCheck(db),
     close: async () => {
       if (!db.open) return;
