@@ -18,6 +18,7 @@ import { RandomIdGenerator } from '../adapters/identity/random-id-generator.js';
 import { SystemClock } from '../adapters/identity/system-clock.js';
 import type { Config } from './config.js';
 import { openStores, type Stores } from './stores.js';
+import { registerShelves } from './shelves-module.js';
 import { TOKENS as T } from './tokens.js';
 
 const MINUTE = 60_000;
@@ -62,6 +63,7 @@ export async function buildContainer(config: Config, logger: Logger, overrides: 
     new JwtTokenService({ secret, expiresInSeconds: config.jwtExpiresInSeconds, clock: c.resolve(T.Clock), ids: c.resolve(T.Ids) }));
 
   registerIdentityUseCases(di, config, overrides.loginPolicies ?? DEFAULT_LOGIN_POLICIES);
+  registerShelves(di);
 
   return {
     di,

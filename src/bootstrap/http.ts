@@ -5,6 +5,7 @@ import { identityRoutes } from '../adapters/http/identity.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
 import type { StacksContainer } from './container.js';
 import type { Config } from './config.js';
+import { shelfRoutesFrom } from './shelves-module.js';
 import { TOKENS as T } from './tokens.js';
 
 /** Assembles the HTTP adapter's dependencies from the container. */
@@ -37,6 +38,7 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
         remove: di.resolve(T.DeleteUser),
         roles: di.resolve(T.ListRoles),
       }),
+      ...shelfRoutesFrom(di),
     ],
   };
 }
