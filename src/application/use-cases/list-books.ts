@@ -1,0 +1,17 @@
+import type { Actor } from '../../domain/actor.js';
+import type { Book, BookQuery } from '../../domain/book.js';
+import { PermissionDeniedError } from '../../domain/errors.js';
+import { pageOf, type Page } from '../../domain/page.js';
+import { canReadBooks } from '../../domain/policies.js';
+import type { BookRepository } from '../ports.js';
+
+/** Lists, searches, filters and sorts the library, one page at a time. */
+export class ListBooks {
+  constructor(private readonly books: BookRepository) {}
+
+  async execute(actor: Actor, query: BookQuery): Promise<Page<Book>> {
+    if (!canReadBooks(actor)) throw new PermissionDeniedError();
+    const { items, total } = await this.books.search(query);
+    return pageOf(items, total, query);
+  }
+}

@@ -1,0 +1,76 @@
+import type { Actor } from '../../domain/actor.js';
+import { bookCoverKey, bookFileKey, type Book } from '../../domain/book.js';
+import { displayFileName } from '../../domain/book-file-name.js';
+import { mergeMetadata, normalizeMetadataPatch, type MetadataPatch } from '../../domain/book-metadata.js';
+import { ConflictError, PermissionDeniedError } from '../../domain/errors.js';
+import { canUploadBook } from '../../domain/policies.js';
+import type { BlobStore, BookRepository, Clock, IdGenerator, MetadataReader, StagedFile, UploadStaging } from '../ports.js';
+
+/** A client's upload: the file's bytes as they arrive, then its name and the override fields. */
+export interface UploadSource {
+  /** Fails when the request breaks a rule (too large, malformed, aborted). */
+  readonly content: AsyncIterable<Uint8Array>;
+  /** Settles once the whole request has been read. */
+  details(): Promise<{ readonly fileName: string | null; readonly overrides: MetadataPatch }>;
+}
+
+export const duplicateBook = (bookId: string): ConflictError =>
+  new ConflictError('duplicate_book', 'This file is already in the library.', { book_id: bookId });
+
+/** Stores an uploaded book so that a failure or a crash at any step leaves no visible half state. */
+export class UploadBook {
+  constructor(
+    private readonly books: BookRepository,
+    private readonly staging: UploadStaging,
+    private readonly blobs: BlobStore,
+    private readonly metadata: MetadataReader,
+    private readonly clock: Clock,
+    private readonly ids: IdGenerator,
+    private readonly maxUploadBytes: number,
+  ) {}
+
+  async execute(actor: Actor, source: UploadSource): Promise<Book> {
+    if (!canUploadBook(actor)) throw new PermissionDeniedError();
+    const staged = await this.staging.stage(source.content, this.maxUploadBytes);
+    const written: string[] = [];
+    try {
+      const { fileName, overrides: raw } = await source.details();
+      const overrides = normalizeMetadataPatch(raw);
+      const existing = await this.books.findBySha256(staged.sha256);
+      if (existing) throw duplicateBook(existing.id);
+      const extracted = await this.metadata.read(staged);
+      const metadata = mergeMetadata(overrides, extracted.metadata, fileName);
+      const id = this.ids.next();
+      const now = this.clock.now();
+      const book: Book = {
+        ...metadata,
+        id,
+        format: extracted.format,
+        fileName: displayFileName(fileName, extracted.format, metadata.title),
+        fileSize: staged.size,
+        sha256: staged.sha256,
+        coverMediaType: extracted.cover?.mediaType ?? null,
+        owner: { id: actor.id, username: actor.username },
+        createdAt: now,
+        updatedAt: now,
+      };
+      written.push(bookFileKey(id));
+      await this.blobs.putStaged(bookFileKey(id), staged);
+      if (extracted.cover) {
+        written.push(bookCoverKey(id));
+        await this.blobs.putBytes(bookCoverKey(id), extracted.cover.data);
+      }
+      await this.books.create(book);
+      return book;
+    } catch (error) {
+      await this.cleanUp(staged, written);
+      throw error;
+    }
+  }
+
+  /** Best effort: whatever this leaves (after a second failure) the start-up reconciler removes. */
+  private async cleanUp(staged: StagedFile, keys: readonly string[]): Promise<void> {
+    await this.staging.discard(staged).catch(() => undefined);
+    await Promise.all(keys.map((key) => this.blobs.delete(key).catch(() => undefined)));
+  }
+}
