@@ -29,7 +29,11 @@ export class FakeClock implements Clock {
 }
 
 /** The real composition root over the in-memory store (or the env given), with cheap bcrypt. */
-export async function startTestApp(env: Record<string, string> = {}, overrides: ContainerOverrides = {}): Promise<TestApp> {
+export async function startTestApp(
+  env: Record<string, string> = {},
+  overrides: ContainerOverrides = {},
+  logLines?: string[],
+): Promise<TestApp> {
   const config = loadConfig({
     DATABASE_URL: 'memory:',
     JWT_SECRET: TEST_JWT_SECRET,
@@ -37,7 +41,9 @@ export async function startTestApp(env: Record<string, string> = {}, overrides: 
     LOG_LEVEL: 'silent',
     ...env,
   });
-  const logger = pino({ level: config.logLevel });
+  const logger = logLines
+    ? pino({ level: 'info' }, { write: (line: string) => void logLines.push(line) })
+    : pino({ level: config.logLevel });
   const container = await buildContainer(config, logger, overrides);
   await prepare(container, config, logger);
   const app = createApp(httpDepsFrom(container));
