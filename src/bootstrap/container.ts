@@ -16,6 +16,7 @@ import { loadOrCreateJwtSecret } from '../adapters/identity/jwt-secret.js';
 import { JwtTokenService } from '../adapters/identity/jwt-token-service.js';
 import { RandomIdGenerator } from '../adapters/identity/random-id-generator.js';
 import { SystemClock } from '../adapters/identity/system-clock.js';
+import { registerBooks } from './books-module.js';
 import type { Config } from './config.js';
 import { openStores, type Stores } from './stores.js';
 import { registerShelves } from './shelves-module.js';
@@ -64,10 +65,12 @@ export async function buildContainer(config: Config, logger: Logger, overrides: 
 
   registerIdentityUseCases(di, config, overrides.loginPolicies ?? DEFAULT_LOGIN_POLICIES);
   registerShelves(di);
+  const books = await registerBooks(di, config);
 
   return {
     di,
     dispose: async () => {
+      await books.dispose();
       await hasher.close();
       await stores.close();
       di.clearInstances();

@@ -3,6 +3,7 @@ import type { HttpDeps } from '../adapters/http/app.js';
 import { healthRoutes } from '../adapters/http/health.routes.js';
 import { identityRoutes } from '../adapters/http/identity.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
+import { bookRoutesFrom } from './books-module.js';
 import type { StacksContainer } from './container.js';
 import type { Config } from './config.js';
 import { shelfRoutesFrom } from './shelves-module.js';
@@ -38,6 +39,7 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
         remove: di.resolve(T.DeleteUser),
         roles: di.resolve(T.ListRoles),
       }),
+      ...bookRoutesFrom(di),
       ...shelfRoutesFrom(di),
     ],
   };

@@ -1,6 +1,7 @@
 import type { Logger } from 'pino';
 import type { Clock } from '../application/ports.js';
 import type { BootstrapAdmin } from '../application/use-cases/bootstrap-admin.js';
+import { prepareBooks } from './books-module.js';
 import type { Config } from './config.js';
 import type { StacksContainer } from './container.js';
 import type { Stores } from './stores.js';
@@ -14,4 +15,5 @@ export async function prepare({ di }: StacksContainer, config: Config, logger: L
   }
   const purged = await di.resolve<Stores>(T.Stores).revocations.purgeExpired(di.resolve<Clock>(T.Clock).now());
   if (purged > 0) logger.info({ purged }, 'expired token revocations removed');
+  await prepareBooks(di, logger);
 }
