@@ -1,3 +1,4 @@
+import type { MessagePort } from 'node:worker_threads';
 import type { ExtractedBook } from '../../application/ports.js';
 import { DomainError, UnprocessableError, UnsupportedTypeError } from '../../domain/errors.js';
 import { readCbz } from './cbz-reader.js';
@@ -12,6 +13,8 @@ export interface MetadataTask {
   readonly path: string;
   readonly size: number;
   readonly limits: MetadataLimits;
+  /** Told as soon as a worker picks the task up, so the time budget excludes thread start-up. */
+  readonly started?: MessagePort;
 }
 
 /** Errors cross the thread boundary as data; the main thread turns them back into domain errors. */
@@ -38,6 +41,7 @@ export async function readByContent(path: string, size: number, limits: Metadata
 }
 
 export default async function runMetadataTask(task: MetadataTask): Promise<MetadataTaskResult> {
+  task.started?.postMessage('started');
   try {
     return { ok: true, book: await readByContent(task.path, task.size, task.limits) };
   } catch (error) {

@@ -17,8 +17,14 @@ const RANGE_CHUNK = 64 * 1024;
  */
 export async function readPdf(path: string, size: number, limits: MetadataLimits): Promise<ExtractedBook> {
   if (size > limits.maxPdfBytes) throw corrupt(`PDF larger than ${limits.maxPdfBytes} bytes.`);
-  const pdfjs = await loadPdfJs();
   const file = await open(path, 'r');
+  try {
+    await checkDeclaredCounts(file, size, limits.maxPdfPages);
+  } catch (error) {
+    await file.close();
+    throw error;
+  }
+  const pdfjs = await loadPdfJs();
   const transport = new pdfjs.PDFDataRangeTransport(size, new Uint8Array(0));
   transport.requestDataRange = (begin: number, end: number) => {
     readRange(file, begin, Math.min(end, size)).then(
@@ -79,6 +85,23 @@ function nonEmpty(value: unknown): string | null {
 function xmpText(value: unknown): string | null {
   if (Array.isArray(value)) return nonEmpty(value[0]);
   return nonEmpty(value);
+}
+
+const SCAN_CHUNK = 1024 * 1024;
+
+/**
+ * pdf.js quietly corrects a page tree whose /Count disagrees with its /Kids; a file that
+ * declares more pages than the cap in any plain-text /Count is hostile, so it is refused.
+ */
+async function checkDeclaredCounts(file: FileHandle, size: number, maxPages: number): Promise<void> {
+  const overlap = 32;
+  for (let position = 0; position < size; position += SCAN_CHUNK - overlap) {
+    const chunk = Buffer.from(await readRange(file, position, Math.min(size, position + SCAN_CHUNK))).toString('latin1');
+    for (const match of chunk.matchAll(/\/Count\s+\+?(\d{6,})/g)) {
+      if (Number(match[1]) > maxPages) throw corrupt(`PDF declares ${match[1]} pages.`);
+    }
+    if (position + SCAN_CHUNK >= size) break;
+  }
 }
 
 async function readRange(file: FileHandle, begin: number, end: number): Promise<Uint8Array> {

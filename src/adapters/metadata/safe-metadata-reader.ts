@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { MessageChannel } from 'node:worker_threads';
 import { fileURLToPath } from 'node:url';
 import { Piscina } from 'piscina';
 import type { ExtractedBook, ExtractedCover, MetadataReader, StagedFile } from '../../application/ports.js';
@@ -8,6 +9,9 @@ import { sniffImage } from './image-sniff.js';
 import { DEFAULT_LIMITS, type MetadataLimits } from './limits.js';
 import type { MetadataTask, MetadataTaskResult } from './metadata-worker.js';
 import { finishMetadata } from './sanitize.js';
+
+/** Extra time a worker thread may take to start before the budget applies anyway. */
+const START_GRACE_MS = 10_000;
 
 export interface SafeMetadataReaderOptions {
   /** Wall-clock budget per file once it starts parsing (default 5000 ms). */
@@ -54,15 +58,30 @@ export class SafeMetadataReader implements MetadataReader {
 
   async read(file: StagedFile): Promise<ExtractedBook> {
     await this.acquire();
+    const abort = new AbortController();
+    const { port1, port2 } = new MessageChannel();
+    let timedOut = false;
+    const expire = () => {
+      timedOut = true;
+      abort.abort();
+    };
+    // The budget starts when a worker picks the task up; a thread that never starts is bounded too.
+    let timer = setTimeout(expire, this.timeBudgetMs + START_GRACE_MS);
+    port1.once('message', () => {
+      clearTimeout(timer);
+      timer = setTimeout(expire, this.timeBudgetMs);
+    });
     try {
-      const signal = AbortSignal.timeout(this.timeBudgetMs);
-      const result = await this.pool.run({ path: file.handle, size: file.size, limits: this.limits }, { signal }).catch(() => {
-        throw signal.aborted
+      const task: MetadataTask = { path: file.handle, size: file.size, limits: this.limits, started: port2 };
+      const result = await this.pool.run(task, { signal: abort.signal, transferList: [port2] }).catch(() => {
+        throw timedOut
           ? new UnprocessableError('metadata_timeout', `Reading the file took longer than ${this.timeBudgetMs} ms.`)
           : new UnprocessableError('corrupt_book_file', 'The file could not be read safely.');
       });
       return this.checked(result);
     } finally {
+      clearTimeout(timer);
+      port1.close();
       this.release();
     }
   }

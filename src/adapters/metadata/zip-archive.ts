@@ -7,13 +7,14 @@ const S_IFMT = 0o170000;
 const S_IFLNK = 0o120000;
 const LOCAL_HEADER_SIZE = 30;
 const NESTED_ARCHIVE = /\.(zip|epub|cbz|cbr|cb7|jar|rar|7z|gz|tgz|bz2|xz|zst|tar)$/i;
-/** The ratio check only matters where the size cap alone would allow real inflation work. */
+/** Small entries are bounded by their size cap; the ratio matters from here up. */
 const RATIO_CHECK_FROM = 64 * 1024;
 
 /**
  * A ZIP opened for reading a few small entries, never extracted to disk (UP-04, UP-05).
- * Entry count, declared sizes, names, symlinks, duplicates and overlapping entries are
- * checked before any data is inflated; reads count real bytes and stop at the cap.
+ * Entry count, declared sizes, compression ratios, names, symlinks, nested archives, duplicates
+ * and overlapping entries are checked for every entry before anything is inflated; reads count
+ * real bytes and stop at the cap (a lying declared size cannot get past it).
  */
 export class ZipArchive {
   private readonly byName: Map<string, Entry>;
@@ -46,10 +47,6 @@ export class ZipArchive {
     if (entry.isEncrypted()) throw corrupt(`Entry ${entry.fileName} is encrypted.`);
     if (entry.compressionMethod !== 0 && entry.compressionMethod !== 8) throw corrupt(`Entry ${entry.fileName} uses an unsupported compression method.`);
     if (entry.uncompressedSize > maxBytes) throw corrupt(`Entry ${entry.fileName} is larger than ${maxBytes} bytes.`);
-    const ratio = entry.uncompressedSize / Math.max(entry.compressedSize, 1);
-    if (entry.uncompressedSize >= RATIO_CHECK_FROM && ratio > this.limits.maxCompressionRatio) {
-      throw corrupt(`Entry ${entry.fileName} has a compression ratio above ${this.limits.maxCompressionRatio}.`);
-    }
     const stream = await new Promise<NodeJS.ReadableStream & { destroy(): void }>((resolve, reject) =>
       this.zip.openReadStream(entry, (err, s) => (err ? reject(corrupt(`Unreadable entry ${entry.fileName}: ${err.message}`)) : resolve(s))),
     );
@@ -91,6 +88,10 @@ function readAllEntries(zip: ZipFile, limits: MetadataLimits): Promise<Entry[]> 
     zip.on('entry', (entry: Entry) => {
       const problem = entryProblem(entry);
       if (problem) return fail(corrupt(`Entry ${JSON.stringify(entry.fileName.slice(0, 200))}: ${problem}.`));
+      const ratio = entry.uncompressedSize / Math.max(entry.compressedSize, 1);
+      if (entry.uncompressedSize >= RATIO_CHECK_FROM && ratio > limits.maxCompressionRatio) {
+        return fail(corrupt(`Entry ${JSON.stringify(entry.fileName.slice(0, 200))} has a compression ratio above ${limits.maxCompressionRatio}.`));
+      }
       declared += entry.uncompressedSize;
       if (declared > limits.maxZipTotalBytes) return fail(corrupt(`Archive declares more than ${limits.maxZipTotalBytes} bytes.`));
       if (entries.length >= limits.maxZipEntries) return fail(corrupt(`Archive has more than ${limits.maxZipEntries} entries.`));
