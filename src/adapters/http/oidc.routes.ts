@@ -1,0 +1,78 @@
+import type { Logger } from 'pino';
+import type { CompleteOidcLogin } from '../../application/use-cases/complete-oidc-login.js';
+import type { ExchangeOidcCode } from '../../application/use-cases/exchange-oidc-code.js';
+import type { StartOidcLogin } from '../../application/use-cases/start-oidc-login.js';
+import { BadRequestError, NotFoundError } from '../../domain/errors.js';
+import type { OidcStateCookie } from './oidc-state-cookie.js';
+import { presentToken } from './presenters/user-presenter.js';
+import { route, type AnyRoute } from './route.js';
+import { TokenResponseSchema } from './schemas/identity.js';
+import { OidcCallbackQuery, OidcCodeBody, OidcLoginQuery } from './schemas/oidc.js';
+
+/** The single sign-on flow; null when OIDC_ISSUER is not set. */
+export interface OidcFlow {
+  readonly start: StartOidcLogin;
+  readonly complete: CompleteOidcLogin;
+  readonly exchange: ExchangeOidcCode;
+  readonly cookie: OidcStateCookie;
+}
+
+const tag = 'Single sign-on';
+
+export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): AnyRoute[] {
+  const enabled = (): OidcFlow => {
+    if (!deps.flow) throw new NotFoundError('oidc_disabled', 'Single sign-on is not configured.');
+    return deps.flow;
+  };
+  return [
+    route({
+      method: 'get', path: '/api/auth/oidc/login', summary: 'Start single sign-on (redirects to the provider)', tag, auth: false,
+      query: OidcLoginQuery,
+      responses: { 302: { description: 'To the provider; sets the short-lived sign-in cookie' } },
+      errors: [404, 502, 503],
+      async handle({ query, res }) {
+        const flow = enabled();
+        const started = await flow.start.execute({ returnTo: query.return_to });
+        flow.cookie.set(res, started.binding, started.expiresInMs);
+        res.redirect(302, started.redirectUrl);
+      },
+    }),
+    route({
+      method: 'get', path: '/api/auth/oidc/callback', summary: 'Finish single sign-on (the provider redirects here)', tag, auth: false,
+      query: OidcCallbackQuery,
+      responses: {
+        200: { description: 'Signed in (no return_to was given)', schema: TokenResponseSchema },
+        302: { description: 'To return_to with a one-time `code` for POST /api/auth/oidc/token' },
+      },
+      errors: [400, 403, 404, 502, 503],
+      async handle({ query, req, res }) {
+        const flow = enabled();
+        const binding = flow.cookie.read(req);
+        flow.cookie.clear(res);
+        if (!binding || !query.state || query.state !== binding.state) {
+          deps.logger.info({ event: 'oidc_login_failed', reason: 'state_mismatch' }, 'auth');
+          throw new BadRequestError('oidc_callback_invalid', 'This sign-in was not started in this browser; start again.');
+        }
+        const search = new URL(req.originalUrl, 'http://callback.invalid').search;
+        const result = await flow.complete.execute({ binding, search }).catch((error: unknown) => {
+          deps.logger.info({ event: 'oidc_login_failed', code: (error as { code?: string }).code }, 'auth');
+          throw error;
+        });
+        if (result.kind === 'redirect') return res.redirect(302, result.location);
+        deps.logger.info({ event: 'oidc_login_succeeded', user_id: result.user.id }, 'auth');
+        res.json(presentToken(result));
+      },
+    }),
+    route({
+      method: 'post', path: '/api/auth/oidc/token', summary: 'Trade the one-time sign-in code for a token', tag, auth: false,
+      body: OidcCodeBody,
+      responses: { 200: { description: 'Signed in', schema: TokenResponseSchema } },
+      errors: [403, 404],
+      async handle({ body, res }) {
+        const result = await enabled().exchange.execute({ code: body.code });
+        deps.logger.info({ event: 'oidc_login_succeeded', user_id: result.user.id }, 'auth');
+        res.json(presentToken(result));
+      },
+    }),
+  ];
+}

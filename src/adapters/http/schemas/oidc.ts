@@ -1,0 +1,24 @@
+import { z } from '../zod.js';
+
+export const OidcLoginQuery = z
+  .object({
+    return_to: z.string().max(2048).optional().openapi({
+      description: 'Where to send the browser afterwards: a relative path or a URL on an allowed origin; anything else is ignored',
+      example: '/library',
+    }),
+  })
+  .strict();
+
+/** Providers may add parameters of their own (`session_state`, ...); unknown ones are ignored. */
+export const OidcCallbackQuery = z.object({
+  code: z.string().max(4096).optional(),
+  state: z.string().max(512).optional(),
+  iss: z.string().max(2048).optional(),
+  error: z.string().max(256).optional(),
+  error_description: z.string().max(2048).optional(),
+});
+
+export const OidcCodeBody = z
+  .object({ code: z.string().min(1).max(256).openapi({ description: 'The one-time code from the sign-in redirect' }) })
+  .strict()
+  .openapi('OidcCodeRequest');

@@ -1,0 +1,15 @@
+import { createHash, randomBytes } from 'node:crypto';
+import type { SecretGenerator } from '../../application/ports.js';
+
+const SECRET_BYTES = 32;
+
+/** SecretGenerator on node:crypto: 256-bit random base64url strings and SHA-256 digests. */
+export class CryptoSecretGenerator implements SecretGenerator {
+  generate(): string {
+    return randomBytes(SECRET_BYTES).toString('base64url');
+  }
+
+  digest(value: string): string {
+    return createHash('sha256').update(value, 'utf8').digest('base64url');
+  }
+}

@@ -1,0 +1,57 @@
+import { BadRequestError, PermissionDeniedError } from '../../domain/errors.js';
+import { withLoginCode } from '../../domain/return-to.js';
+import type { User } from '../../domain/user.js';
+import type { Clock, IssuedToken, OidcProvider, OneTimeCodeRepository, SecretGenerator, TokenService } from '../ports.js';
+import { oidcLoginCodeKey } from './exchange-oidc-code.js';
+import type { OidcAccounts } from './oidc-accounts.js';
+import { oidcStateKey, type OidcFlowSettings, type OidcLoginBinding } from './start-oidc-login.js';
+
+export interface OidcCallbackInput {
+  /** What the signed cookie carried; its state already matched the callback's. */
+  readonly binding: OidcLoginBinding;
+  /** The callback's query string, `?` included. */
+  readonly search: string;
+}
+
+export type OidcLoginResult =
+  | { readonly kind: 'signed_in'; readonly user: User; readonly token: IssuedToken }
+  | { readonly kind: 'redirect'; readonly location: string };
+
+const LOGIN_CODE_TTL_MS = 60_000;
+
+/**
+ * Finishes single sign-on: takes the recorded state (single use), trades the code at the provider,
+ * finds, links or creates the account, and signs it in; with a return target, the browser is sent
+ * there with a one-time code (stored hashed, 60 s) instead of the token.
+ */
+export class CompleteOidcLogin {
+  constructor(
+    private readonly provider: OidcProvider,
+    private readonly accounts: OidcAccounts,
+    private readonly codes: OneTimeCodeRepository,
+    private readonly secrets: SecretGenerator,
+    private readonly tokens: TokenService,
+    private readonly clock: Clock,
+    private readonly settings: Pick<OidcFlowSettings, 'redirectUri'>,
+  ) {}
+
+  async execute(input: OidcCallbackInput): Promise<OidcLoginResult> {
+    const { binding } = input;
+    const pending = await this.codes.take(oidcStateKey(this.secrets.digest(binding.state)), this.clock.now());
+    if (pending === null) throw new BadRequestError('oidc_callback_invalid', 'This sign-in was already used or has expired; start again.');
+    const claims = await this.provider.exchange({
+      currentUrl: `${this.settings.redirectUri}${input.search}`,
+      state: binding.state,
+      nonce: binding.nonce,
+      codeVerifier: binding.codeVerifier,
+      redirectUri: this.settings.redirectUri,
+    });
+    const user = await this.accounts.resolve(claims);
+    if (user.disabled) throw new PermissionDeniedError('This account is disabled.', 'account_disabled');
+    if (binding.returnTo === null) return { kind: 'signed_in', user, token: this.tokens.issue(user) };
+    const code = this.secrets.generate();
+    const expiresAt = new Date(this.clock.now().getTime() + LOGIN_CODE_TTL_MS);
+    await this.codes.put(oidcLoginCodeKey(this.secrets.digest(code)), user.id, expiresAt);
+    return { kind: 'redirect', location: withLoginCode(binding.returnTo, code) };
+  }
+}

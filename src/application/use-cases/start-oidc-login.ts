@@ -1,0 +1,70 @@
+import { safeReturnTo } from '../../domain/return-to.js';
+import type { Clock, OidcProvider, OneTimeCodeRepository, SecretGenerator } from '../ports.js';
+
+export interface OidcFlowSettings {
+  /** `PUBLIC_URL/api/auth/oidc/callback`, as registered at the provider. */
+  readonly redirectUri: string;
+  /** PUBLIC_URL's origin and CORS_ORIGINS: where an absolute `return_to` may point. */
+  readonly allowedOrigins: readonly string[];
+  /** How long a started sign-in may take. */
+  readonly stateTtlMs: number;
+}
+
+/** What the browser must bring back to the callback (kept in a signed cookie). */
+export interface OidcLoginBinding {
+  readonly state: string;
+  readonly nonce: string;
+  readonly codeVerifier: string;
+  readonly returnTo: string | null;
+}
+
+export interface StartedOidcLogin {
+  readonly redirectUrl: string;
+  readonly binding: OidcLoginBinding;
+  readonly expiresInMs: number;
+}
+
+/** The one-time-code key under which a started sign-in's state is recorded. */
+export const oidcStateKey = (stateDigest: string): string => `oidc-state:${stateDigest}`;
+
+/**
+ * Starts single sign-on: fresh state, nonce and PKCE verifier (256 random bits each), the state
+ * recorded server-side for single use, and an unsafe `return_to` dropped.
+ */
+export class StartOidcLogin {
+  private nextPurgeAt = 0;
+
+  constructor(
+    private readonly provider: OidcProvider,
+    private readonly codes: OneTimeCodeRepository,
+    private readonly secrets: SecretGenerator,
+    private readonly clock: Clock,
+    private readonly settings: OidcFlowSettings,
+  ) {}
+
+  async execute(input: { returnTo?: string | undefined }): Promise<StartedOidcLogin> {
+    const binding: OidcLoginBinding = {
+      state: this.secrets.generate(),
+      nonce: this.secrets.generate(),
+      codeVerifier: this.secrets.generate(),
+      returnTo: safeReturnTo(input.returnTo, this.settings.allowedOrigins),
+    };
+    const redirectUrl = await this.provider.authorizationUrl({
+      state: binding.state,
+      nonce: binding.nonce,
+      codeChallenge: this.secrets.digest(binding.codeVerifier),
+      redirectUri: this.settings.redirectUri,
+    });
+    const now = this.clock.now();
+    await this.forgetAbandoned(now);
+    await this.codes.put(oidcStateKey(this.secrets.digest(binding.state)), 'pending', new Date(now.getTime() + this.settings.stateTtlMs));
+    return { redirectUrl, binding, expiresInMs: this.settings.stateTtlMs };
+  }
+
+  /** Sign-ins that were started and never finished expire; sweep them at most once a minute. */
+  private async forgetAbandoned(now: Date): Promise<void> {
+    if (now.getTime() < this.nextPurgeAt) return;
+    this.nextPurgeAt = now.getTime() + 60_000;
+    await this.codes.purgeExpired(now);
+  }
+}
