@@ -18,6 +18,7 @@ import { RandomIdGenerator } from '../adapters/identity/random-id-generator.js';
 import { SystemClock } from '../adapters/identity/system-clock.js';
 import { registerBooks } from './books-module.js';
 import type { Config } from './config.js';
+import { registerOidc } from './oidc-module.js';
 import { openStores, type Stores } from './stores.js';
 import { registerShelves } from './shelves-module.js';
 import { TOKENS as T } from './tokens.js';
@@ -66,6 +67,7 @@ export async function buildContainer(config: Config, logger: Logger, overrides: 
   registerIdentityUseCases(di, config, overrides.loginPolicies ?? DEFAULT_LOGIN_POLICIES);
   registerShelves(di);
   const books = await registerBooks(di, config);
+  registerOidc(di, config, secret);
 
   return {
     di,

@@ -6,6 +6,7 @@ import { userRoutes } from '../adapters/http/users.routes.js';
 import { bookRoutesFrom } from './books-module.js';
 import type { StacksContainer } from './container.js';
 import type { Config } from './config.js';
+import { oidcRoutesFrom } from './oidc-module.js';
 import { shelfRoutesFrom } from './shelves-module.js';
 import { TOKENS as T } from './tokens.js';
 
@@ -41,6 +42,7 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
       }),
       ...bookRoutesFrom(di),
       ...shelfRoutesFrom(di),
+      ...oidcRoutesFrom(di),
     ],
   };
 }

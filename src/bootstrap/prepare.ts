@@ -4,6 +4,7 @@ import type { BootstrapAdmin } from '../application/use-cases/bootstrap-admin.js
 import { prepareBooks } from './books-module.js';
 import type { Config } from './config.js';
 import type { StacksContainer } from './container.js';
+import { prepareOidc } from './oidc-module.js';
 import type { Stores } from './stores.js';
 import { TOKENS as T } from './tokens.js';
 
@@ -16,4 +17,5 @@ export async function prepare({ di }: StacksContainer, config: Config, logger: L
   const purged = await di.resolve<Stores>(T.Stores).revocations.purgeExpired(di.resolve<Clock>(T.Clock).now());
   if (purged > 0) logger.info({ purged }, 'expired token revocations removed');
   await prepareBooks(di, logger);
+  await prepareOidc(di, logger);
 }
