@@ -1,0 +1,30 @@
+import type { Actor } from '../../domain/actor.js';
+import { NotFoundError, PermissionDeniedError } from '../../domain/errors.js';
+import { canManageUsers } from '../../domain/policies.js';
+import type { User } from '../../domain/user.js';
+import type { Clock, PasswordHasher, UserRepository } from '../ports.js';
+import { assertAcceptablePassword } from './password-rules.js';
+
+/** Sets a user's password without the current one (admin only); every token issued before stops working. */
+export class ResetPassword {
+  constructor(
+    private readonly users: UserRepository,
+    private readonly hasher: PasswordHasher,
+    private readonly clock: Clock,
+  ) {}
+
+  async execute(actor: Actor, input: { userId: string; newPassword: string }): Promise<User> {
+    if (!canManageUsers(actor)) throw new PermissionDeniedError();
+    const user = await this.users.findById(input.userId);
+    if (!user) throw new NotFoundError('user_not_found', `No user with id '${input.userId}'.`);
+    assertAcceptablePassword(input.newPassword, 'password');
+    const updated: User = {
+      ...user,
+      passwordHash: await this.hasher.hash(input.newPassword),
+      tokenVersion: user.tokenVersion + 1,
+      updatedAt: this.clock.now(),
+    };
+    await this.users.update(updated);
+    return updated;
+  }
+}

@@ -1,0 +1,56 @@
+/**
+ * The embeddable core: domain types and rules, the ports, every use case and the in-memory store.
+ * Imports no HTTP framework and no database driver (checked by test/unit/core-entry.test.ts).
+ */
+export * from './domain/actor.js';
+export * from './domain/book-file-name.js';
+export * from './domain/book-metadata.js';
+export * from './domain/book.js';
+export * from './domain/errors.js';
+export * from './domain/login-throttle.js';
+export * from './domain/oidc-user.js';
+export * from './domain/owner.js';
+export * from './domain/page.js';
+export * from './domain/permissions.js';
+export * from './domain/policies.js';
+export * from './domain/return-to.js';
+export * from './domain/shelf-rules.js';
+export * from './domain/shelf.js';
+export * from './domain/user.js';
+export type * from './application/ports.js';
+export * from './application/use-cases/add-book-to-shelf.js';
+export * from './application/use-cases/authenticate.js';
+export * from './application/use-cases/book-access.js';
+export * from './application/use-cases/bootstrap-admin.js';
+export * from './application/use-cases/change-password.js';
+export * from './application/use-cases/complete-oidc-login.js';
+export * from './application/use-cases/create-shelf.js';
+export * from './application/use-cases/create-user.js';
+export * from './application/use-cases/delete-book.js';
+export * from './application/use-cases/delete-shelf.js';
+export * from './application/use-cases/exchange-oidc-code.js';
+export * from './application/use-cases/find-user-by-username.js';
+export * from './application/use-cases/get-book-cover.js';
+export * from './application/use-cases/get-book-file.js';
+export * from './application/use-cases/get-book.js';
+export * from './application/use-cases/get-current-user.js';
+export * from './application/use-cases/get-shelf.js';
+export * from './application/use-cases/list-books.js';
+export * from './application/use-cases/list-roles.js';
+export * from './application/use-cases/list-shelf-books.js';
+export * from './application/use-cases/list-shelves.js';
+export * from './application/use-cases/login-user.js';
+export * from './application/use-cases/logout.js';
+export * from './application/use-cases/manage-users.js';
+export * from './application/use-cases/oidc-accounts.js';
+export * from './application/use-cases/password-rules.js';
+export * from './application/use-cases/reconcile-book-storage.js';
+export * from './application/use-cases/register-user.js';
+export * from './application/use-cases/remove-book-from-shelf.js';
+export * from './application/use-cases/reset-password.js';
+export * from './application/use-cases/shelf-access.js';
+export * from './application/use-cases/start-oidc-login.js';
+export * from './application/use-cases/update-book.js';
+export * from './application/use-cases/update-shelf.js';
+export * from './application/use-cases/upload-book.js';
+export { createMemoryStore, type MemoryStore } from './adapters/memory/memory-store.js';
