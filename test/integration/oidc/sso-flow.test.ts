@@ -137,7 +137,7 @@ describe('the callback is bound to the browser and used once', () => {
     expect((await browser.request(callback)).status).toBe(200);
     const replay = await fetch(callback, { headers: { cookie }, redirect: 'manual' });
     expect(replay.status).toBe(400);
-    expect((await replay.json()).code).toBe('oidc_callback_invalid');
+    expect(((await replay.json()) as { code: string }).code).toBe('oidc_callback_invalid');
   });
 
   it('refuses a callback without the cookie, with a forged cookie, or from another browser', async () => {
@@ -174,7 +174,7 @@ describe('the callback is bound to the browser and used once', () => {
     for (const url of [noState, otherState]) {
       const res = await fetch(url, { headers: { cookie }, redirect: 'manual' });
       expect(res.status, url.search).toBe(400);
-      expect((await res.json()).code).toBe('oidc_callback_invalid');
+      expect(((await res.json()) as { code: string }).code).toBe('oidc_callback_invalid');
     }
   });
 

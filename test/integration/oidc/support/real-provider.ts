@@ -64,7 +64,7 @@ export async function signInAtProvider(browser: Browser, loginUrl: string, accou
       continue;
     }
     if (page.status !== 200) throw new Error(`provider answered ${page.status} at ${url}: ${page.body.slice(0, 300)}`);
-    const form = page.body.includes('name="prompt" value="login"')
+    const form: Record<string, string> = page.body.includes('name="prompt" value="login"')
       ? { prompt: 'login', login: accountId, password: 'any' }
       : { prompt: 'consent' };
     const submitted = await browser.request(url, { method: 'POST', form });
