@@ -1,0 +1,76 @@
+import { execFile } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { freePort, startChildServer, type ChildServer } from './child-server.js';
+
+/** The repository root (bench/lib/../..). */
+export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+/** A running Stacks child process with its own fresh data directory. */
+export interface StacksServer extends ChildServer {
+  readonly dataDir: string;
+  /** Stops the process and removes its data directory. */
+  stopAndClean(): Promise<number | null>;
+}
+
+export interface StacksServerOptions {
+  /** Extra environment (wins over the defaults below), e.g. { DATABASE_URL: 'memory:' }. */
+  readonly env?: Record<string, string>;
+  /** Extra node flags, e.g. ['--cpu-prof', '--cpu-prof-dir=bench/out']. */
+  readonly nodeArgs?: readonly string[];
+}
+
+/** Compiles src/ to dist/ with tsconfig.build.json (run once per benchmark). */
+export async function buildStacks(): Promise<void> {
+  await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
+    cwd: REPO_ROOT,
+    maxBuffer: 16 * 1024 * 1024,
+  });
+}
+
+/**
+ * Starts `node dist/bootstrap/main.js` on a free loopback port, with a fresh temp DATA_DIR, a random
+ * 32-byte JWT secret, production bcrypt cost 10 and LOG_LEVEL=warn; resolves once /readyz answers 200.
+ */
+export async function startStacks(options: StacksServerOptions = {}): Promise<StacksServer> {
+  const port = await freePort();
+  const dataDir = await mkdtemp(join(tmpdir(), 'stacks-bench-'));
+  const env = {
+    PATH: process.env.PATH,
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    DATA_DIR: dataDir,
+    JWT_SECRET: randomBytes(48).toString('base64url'),
+    BCRYPT_COST: '10',
+    LOG_LEVEL: 'warn',
+    ...options.env,
+  };
+  let server: ChildServer;
+  try {
+    server = await startChildServer({
+      command: process.execPath,
+      args: [...(options.nodeArgs ?? []), 'dist/bootstrap/main.js'],
+      cwd: REPO_ROOT,
+      env,
+      port,
+      readyPath: '/readyz',
+    });
+  } catch (error) {
+    await rm(dataDir, { recursive: true, force: true });
+    throw error;
+  }
+  return {
+    ...server,
+    dataDir,
+    async stopAndClean() {
+      const code = await server.stop();
+      await rm(dataDir, { recursive: true, force: true });
+      return code;
+    },
+  };
+}
