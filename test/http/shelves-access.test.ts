@@ -39,21 +39,24 @@ async function shelfOf(s: Session, body: object): Promise<string> {
 }
 
 /** Every shelf route naming the shelf, as the given session. */
-const everyRoute = (s: Session, id: string) => [
-  as(s).get(`/api/shelves/${id}`),
-  as(s).get(`/api/shelves/${id}/books`),
-  as(s).patch(`/api/shelves/${id}`, { name: 'Mine now' }),
-  as(s).patch(`/api/shelves/${id}`, { book_ids: [] }),
-  as(s).put(`/api/shelves/${id}/books/${bookId}`),
-  as(s).del(`/api/shelves/${id}/books/${bookId}`),
-  as(s).del(`/api/shelves/${id}`),
-];
+const everyRoute = async (s: Session, id: string) => {
+  const calls: [string, request.Test][] = [
+    ['GET shelf', as(s).get(`/api/shelves/${id}`)],
+    ['GET books', as(s).get(`/api/shelves/${id}/books`)],
+    ['PATCH name', as(s).patch(`/api/shelves/${id}`, { name: 'Mine now' })],
+    ['PATCH book_ids', as(s).patch(`/api/shelves/${id}`, { book_ids: [] })],
+    ['PUT book', as(s).put(`/api/shelves/${id}/books/${bookId}`)],
+    ['DELETE book', as(s).del(`/api/shelves/${id}/books/${bookId}`)],
+    ['DELETE shelf', as(s).del(`/api/shelves/${id}`)],
+  ];
+  return Promise.all(calls.map(async ([label, call]) => ({ label, res: await call })));
+};
 
 describe('shelves: who may see and change what', () => {
   it("answers 404 shelf_not_found for another user's private shelf on every route, and changes nothing", async () => {
     const id = await shelfOf(alice, { name: 'Diary', book_ids: [bookId] });
-    for (const res of await Promise.all(everyRoute(bob, id))) {
-      expect(res.status, `${res.req.method} ${res.req.path}`).toBe(404);
+    for (const { label, res } of await everyRoute(bob, id)) {
+      expect(res.status, label).toBe(404);
       expect(res.body.code).toBe('shelf_not_found');
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     }
@@ -73,8 +76,8 @@ describe('shelves: who may see and change what', () => {
     const id = await shelfOf(alice, { name: 'Recommended', is_public: true, book_ids: [bookId] });
     expect((await as(bob).get(`/api/shelves/${id}`)).body).toMatchObject({ id, is_public: true, owner: { id: alice.user.id } });
     expect((await as(bob).get(`/api/shelves/${id}/books`)).body.items.map((b: { id: string }) => b.id)).toEqual([bookId]);
-    for (const res of (await Promise.all(everyRoute(bob, id))).slice(2)) {
-      expect(res.status, `${res.req.method} ${res.req.path}`).toBe(403);
+    for (const { label, res } of (await everyRoute(bob, id)).slice(2)) {
+      expect(res.status, label).toBe(403);
       expect(res.body.code).toBe('permission_denied');
     }
     expect((await as(alice).get(`/api/shelves/${id}`)).body).toMatchObject({ name: 'Recommended', book_ids: [bookId] });
