@@ -1,0 +1,99 @@
+import { createReadStream } from 'node:fs';
+import { rm } from 'node:fs/promises';
+import { Readable } from 'node:stream';
+import { pipeline } from 'node:stream/promises';
+import { GridFSBucket, ObjectId } from 'mongodb';
+import type { Db, GridFSFile } from 'mongodb';
+import type { BlobStore, ByteRange, StagedFile } from '../../application/ports.js';
+
+const KEY_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+
+function assertKey(key: string): void {
+  if (typeof key !== 'string' || !KEY_PATTERN.test(key) || key.startsWith('.')) {
+    throw new RangeError(`invalid blob key ${JSON.stringify(String(key).slice(0, 140))}`);
+  }
+}
+
+/**
+ * Book files and covers in GridFS (bucket `fs`), the key as file name. An upload streams chunk by
+ * chunk; its `fs.files` document is written only once every chunk is in, so a reader sees the old
+ * file or the whole new one. Older files under the same name are removed after the new one is complete.
+ */
+export class GridFsBlobStore implements BlobStore {
+  private readonly bucket: GridFSBucket;
+
+  constructor(private readonly db: Db, bucketName = 'fs') {
+    this.bucket = new GridFSBucket(db, { bucketName });
+  }
+
+  async putStaged(key: string, file: StagedFile): Promise<void> {
+    assertKey(key);
+    await this.upload(key, createReadStream(file.handle));
+    await rm(file.handle, { force: true });
+  }
+
+  async putBytes(key: string, data: Uint8Array): Promise<void> {
+    assertKey(key);
+    await this.upload(key, Readable.from([Buffer.from(data)]));
+  }
+
+  async read(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | null> {
+    assertKey(key);
+    if (range && !(Number.isSafeInteger(range.start) && Number.isSafeInteger(range.end) && range.start >= 0 && range.end >= range.start)) {
+      throw new RangeError('invalid byte range');
+    }
+    const file = await this.latest(key);
+    if (!file) return null;
+    if (!range) return this.bucket.openDownloadStream(file._id);
+    return this.bucket.openDownloadStream(file._id, { start: range.start, end: Math.min(range.end + 1, file.length) });
+  }
+
+  async size(key: string): Promise<number | null> {
+    assertKey(key);
+    return (await this.latest(key))?.length ?? null;
+  }
+
+  async delete(key: string): Promise<void> {
+    assertKey(key);
+    for (const file of await this.bucket.find({ filename: key }).toArray()) await this.deleteFile(file._id);
+  }
+
+  async *keys(): AsyncIterable<string> {
+    const names = await this.db.collection<GridFSFile>('fs.files').distinct('filename');
+    for (const name of names) if (typeof name === 'string' && KEY_PATTERN.test(name)) yield name;
+  }
+
+  /**
+   * Removes chunks whose file document is missing (an upload cut short by a crash). Chunks younger
+   * than graceMs are left alone: they may belong to an upload another instance is still writing.
+   */
+  async removeOrphanChunks(graceMs = 60 * 60 * 1000, now: Date = new Date()): Promise<number> {
+    const chunks = this.db.collection('fs.chunks');
+    const fileIds = (await chunks.distinct('files_id')) as unknown[];
+    const known = new Set((await this.bucket.find({ _id: { $in: fileIds as ObjectId[] } }, { projection: { _id: 1 } }).toArray()).map((f) => String(f._id)));
+    const cutoff = now.getTime() - graceMs;
+    const orphans = fileIds.filter((id) => !known.has(String(id)) && (!(id instanceof ObjectId) || id.getTimestamp().getTime() <= cutoff));
+    if (orphans.length === 0) return 0;
+    return (await chunks.deleteMany({ files_id: { $in: orphans } })).deletedCount;
+  }
+
+  private async upload(key: string, source: Readable): Promise<void> {
+    const upload = this.bucket.openUploadStream(key);
+    await pipeline(source, upload);
+    const older = await this.bucket.find({ filename: key, _id: { $ne: upload.id } }, { projection: { _id: 1 } }).toArray();
+    for (const file of older) await this.deleteFile(file._id);
+  }
+
+  private async latest(key: string): Promise<GridFSFile | null> {
+    const [file] = await this.bucket.find({ filename: key }).sort({ uploadDate: -1, _id: -1 }).limit(1).toArray();
+    return file ?? null;
+  }
+
+  private async deleteFile(id: ObjectId): Promise<void> {
+    try {
+      await this.bucket.delete(id);
+    } catch (error) {
+      if (!(error instanceof Error && /not found/i.test(error.message))) throw error;
+    }
+  }
+}

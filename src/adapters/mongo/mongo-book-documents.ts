@@ -1,0 +1,93 @@
+import type { Book, BookFormat } from '../../domain/book.js';
+
+/** A book as stored: the domain fields plus lower-cased keys for search, filters and sorts. */
+export interface BookDocument {
+  _id: string;
+  title: string;
+  authors: string[];
+  description: string | null;
+  publisher: string | null;
+  language: string | null;
+  published: string | null;
+  isbn: string | null;
+  tags: string[];
+  series: string | null;
+  seriesIndex: number | null;
+  format: BookFormat;
+  fileName: string;
+  fileSize: number;
+  sha256: string;
+  coverMediaType: string | null;
+  ownerId: string;
+  ownerUsername: string;
+  createdAt: Date;
+  updatedAt: Date;
+  titleKey: string;
+  /** First author, lower-cased; '' when there is none (then `authorMissing` is 1). */
+  authorKey: string;
+  authorMissing: 0 | 1;
+  publishedMissing: 0 | 1;
+  authorKeys: string[];
+  tagKeys: string[];
+  /** Title, authors, tags and series, lower-cased, joined by U+001F so a match never spans two fields. */
+  searchText: string;
+}
+
+export const SEARCH_SEPARATOR = '\u001f';
+
+export function toBookDocument(book: Book): BookDocument {
+  const firstAuthor = book.authors[0];
+  return {
+    _id: book.id,
+    title: book.title,
+    authors: [...book.authors],
+    description: book.description,
+    publisher: book.publisher,
+    language: book.language,
+    published: book.published,
+    isbn: book.isbn,
+    tags: [...book.tags],
+    series: book.series,
+    seriesIndex: book.seriesIndex,
+    format: book.format,
+    fileName: book.fileName,
+    fileSize: book.fileSize,
+    sha256: book.sha256,
+    coverMediaType: book.coverMediaType,
+    ownerId: book.owner.id,
+    ownerUsername: book.owner.username,
+    createdAt: new Date(book.createdAt.getTime()),
+    updatedAt: new Date(book.updatedAt.getTime()),
+    titleKey: book.title.toLowerCase(),
+    authorKey: firstAuthor?.toLowerCase() ?? '',
+    authorMissing: firstAuthor === undefined ? 1 : 0,
+    publishedMissing: book.published === null ? 1 : 0,
+    authorKeys: book.authors.map((a) => a.toLowerCase()),
+    tagKeys: book.tags.map((t) => t.toLowerCase()),
+    searchText: [book.title, ...book.authors, ...book.tags, book.series ?? ''].join(SEARCH_SEPARATOR).toLowerCase(),
+  };
+}
+
+export function toBook(d: BookDocument): Book {
+  return {
+    id: d._id,
+    title: d.title,
+    authors: [...d.authors],
+    description: d.description,
+    publisher: d.publisher,
+    language: d.language,
+    published: d.published,
+    isbn: d.isbn,
+    tags: [...d.tags],
+    series: d.series,
+    seriesIndex: d.seriesIndex,
+    format: d.format,
+    fileName: d.fileName,
+    fileSize: d.fileSize,
+    sha256: d.sha256,
+    coverMediaType: d.coverMediaType,
+    owner: { id: d.ownerId, username: d.ownerUsername },
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+  };
+}

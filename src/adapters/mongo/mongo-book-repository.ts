@@ -1,0 +1,91 @@
+import type { Collection, Db, Filter, Sort } from 'mongodb';
+import type { Book, BookQuery, BookSort } from '../../domain/book.js';
+import { ConflictError } from '../../domain/errors.js';
+import { offsetOf } from '../../domain/page.js';
+import type { BookRepository, Slice } from '../../application/ports.js';
+import type { BookDocument } from './mongo-book-documents.js';
+import { toBook, toBookDocument } from './mongo-book-documents.js';
+import { escapeRegex, isDuplicateKey } from './mongo-database.js';
+
+/** Longest `q` searched for; longer text is cut (the HTTP schema caps it lower still). */
+export const MAX_QUERY_LENGTH = 200;
+
+/** Sort documents (index-backed); a missing key sorts last either way, ties by id in the same direction. */
+const SORTS: Readonly<Record<BookSort['field'], (d: 1 | -1) => Sort>> = {
+  title: (d) => ({ titleKey: d, _id: d }),
+  author: (d) => ({ authorMissing: 1, authorKey: d, _id: d }),
+  added: (d) => ({ createdAt: d, _id: d }),
+  published: (d) => ({ publishedMissing: 1, published: d, _id: d }),
+};
+
+/** BookRepository on MongoDB; SHA-256 is unique through an index, search runs on lower-cased keys. */
+export class MongoBookRepository implements BookRepository {
+  private readonly books: Collection<BookDocument>;
+  private readonly members: Collection<{ _id: string; shelfId: string; bookId: string }>;
+
+  constructor(db: Db) {
+    this.books = db.collection<BookDocument>('books');
+    this.members = db.collection('shelf_books');
+  }
+
+  async create(book: Book): Promise<void> {
+    await this.books.insertOne(toBookDocument(book)).catch((e: unknown) => this.rethrow(e, book));
+  }
+
+  async update(book: Book): Promise<void> {
+    await this.books.replaceOne({ _id: book.id }, toBookDocument(book)).catch((e: unknown) => this.rethrow(e, book));
+  }
+
+  /** Also takes the book off every shelf. */
+  async delete(id: string): Promise<boolean> {
+    const deleted = (await this.books.deleteOne({ _id: String(id) })).deletedCount > 0;
+    if (deleted) await this.members.deleteMany({ bookId: String(id) });
+    return deleted;
+  }
+
+  async findById(id: string): Promise<Book | null> {
+    const d = await this.books.findOne({ _id: String(id) });
+    return d ? toBook(d) : null;
+  }
+
+  async findBySha256(sha256: string): Promise<Book | null> {
+    const d = await this.books.findOne({ sha256: String(sha256) });
+    return d ? toBook(d) : null;
+  }
+
+  async findByIds(ids: readonly string[]): Promise<Book[]> {
+    if (ids.length === 0) return [];
+    const found = await this.books.find({ _id: { $in: [...new Set(ids.map(String))] } }).toArray();
+    return found.map(toBook);
+  }
+
+  async search(query: BookQuery): Promise<Slice<Book>> {
+    const filter = filterFor(query);
+    const direction = query.sort.descending ? -1 : 1;
+    const [documents, total] = await Promise.all([
+      this.books.find(filter).sort(SORTS[query.sort.field](direction)).skip(offsetOf(query)).limit(query.pageSize).toArray(),
+      this.books.countDocuments(filter),
+    ]);
+    return { items: documents.map(toBook), total };
+  }
+
+  async exists(id: string): Promise<boolean> {
+    return (await this.books.countDocuments({ _id: String(id) }, { limit: 1 })) > 0;
+  }
+
+  private async rethrow(error: unknown, book: Book): Promise<never> {
+    if (!isDuplicateKey(error, 'books_sha256')) throw error;
+    const other = await this.books.findOne({ sha256: book.sha256, _id: { $ne: book.id } }, { projection: { _id: 1 } });
+    throw new ConflictError('duplicate_book', 'This file is already in the library.', { book_id: other?._id ?? null });
+  }
+}
+
+/** Every value is a string built here from the parsed query; user text only ever reaches `$regex` escaped. */
+export function filterFor(query: BookQuery): Filter<BookDocument> {
+  const filter: Filter<BookDocument> = {};
+  if (query.q) filter.searchText = { $regex: escapeRegex(String(query.q).slice(0, MAX_QUERY_LENGTH).toLowerCase()), $options: 'i' };
+  if (query.author !== undefined) filter.authorKeys = String(query.author).toLowerCase();
+  if (query.tag !== undefined) filter.tagKeys = String(query.tag).toLowerCase();
+  if (query.format !== undefined) filter.format = String(query.format) as BookDocument['format'];
+  return filter;
+}

@@ -1,0 +1,116 @@
+import type { Collection, Db } from 'mongodb';
+import { ConflictError } from '../../domain/errors.js';
+import type { PageRequest } from '../../domain/page.js';
+import { offsetOf } from '../../domain/page.js';
+import type { RoleName } from '../../domain/permissions.js';
+import type { AuthProvider, User } from '../../domain/user.js';
+import { normalizeEmail, usernameKey } from '../../domain/user.js';
+import type { Slice, UserRepository } from '../../application/ports.js';
+import { conflictOrSame } from './mongo-database.js';
+
+interface UserDocument {
+  _id: string;
+  username: string;
+  usernameKey: string;
+  email: string;
+  emailKey: string;
+  passwordHash: string | null;
+  roles: RoleName[];
+  authProvider: AuthProvider;
+  oidcIssuer: string | null;
+  oidcSubject: string | null;
+  disabled: boolean;
+  tokenVersion: number;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** UserRepository on MongoDB; usernames, e-mails and OIDC identities are unique through indexes. */
+export class MongoUserRepository implements UserRepository {
+  private readonly users: Collection<UserDocument>;
+
+  constructor(db: Db) {
+    this.users = db.collection<UserDocument>('users');
+  }
+
+  async create(user: User): Promise<void> {
+    await this.users.insertOne(toDocument(user)).catch((e: unknown) => Promise.reject(conflictFor(e, user)));
+  }
+
+  async update(user: User): Promise<void> {
+    await this.users.replaceOne({ _id: user.id }, toDocument(user)).catch((e: unknown) => Promise.reject(conflictFor(e, user)));
+  }
+
+  async delete(id: string): Promise<boolean> {
+    return (await this.users.deleteOne({ _id: String(id) })).deletedCount > 0;
+  }
+
+  async findById(id: string): Promise<User | null> {
+    return toUser(await this.users.findOne({ _id: String(id) }));
+  }
+
+  async findByUsername(username: string): Promise<User | null> {
+    return toUser(await this.users.findOne({ usernameKey: usernameKey(String(username)) }));
+  }
+
+  async findByEmail(email: string): Promise<User | null> {
+    return toUser(await this.users.findOne({ emailKey: normalizeEmail(String(email)) }));
+  }
+
+  async findByOidcIdentity(issuer: string, subject: string): Promise<User | null> {
+    return toUser(await this.users.findOne({ oidcIssuer: String(issuer), oidcSubject: String(subject) }));
+  }
+
+  async list(page: PageRequest): Promise<Slice<User>> {
+    const documents = await this.users.find({}).sort({ createdAt: 1, _id: 1 }).skip(offsetOf(page)).limit(page.pageSize).toArray();
+    return { items: documents.map((d) => toUser(d) as User), total: await this.count() };
+  }
+
+  async count(): Promise<number> {
+    return this.users.countDocuments({});
+  }
+}
+
+function toDocument(user: User): UserDocument {
+  return {
+    _id: user.id,
+    username: user.username,
+    usernameKey: usernameKey(user.username),
+    email: user.email,
+    emailKey: normalizeEmail(user.email),
+    passwordHash: user.passwordHash,
+    roles: [...user.roles],
+    authProvider: user.authProvider,
+    oidcIssuer: user.oidc?.issuer ?? null,
+    oidcSubject: user.oidc?.subject ?? null,
+    disabled: user.disabled,
+    tokenVersion: user.tokenVersion,
+    createdAt: new Date(user.createdAt.getTime()),
+    updatedAt: new Date(user.updatedAt.getTime()),
+  };
+}
+
+function toUser(d: UserDocument | null): User | null {
+  if (!d) return null;
+  return {
+    id: d._id,
+    username: d.username,
+    email: d.email,
+    passwordHash: d.passwordHash,
+    roles: [...d.roles],
+    authProvider: d.authProvider,
+    oidc: d.oidcIssuer !== null && d.oidcSubject !== null ? { issuer: d.oidcIssuer, subject: d.oidcSubject } : null,
+    disabled: d.disabled,
+    tokenVersion: d.tokenVersion,
+    createdAt: d.createdAt,
+    updatedAt: d.updatedAt,
+  };
+}
+
+function conflictFor(error: unknown, user: User): unknown {
+  return conflictOrSame(error, {
+    users_username_key: () => new ConflictError('username_already_exists', `The username '${user.username}' is taken.`),
+    users_email_key: () => new ConflictError('email_already_exists', 'An account with this e-mail already exists.'),
+    users_oidc_identity: () => new ConflictError('oidc_identity_already_linked', 'This sign-in identity is linked to another account.'),
+  });
+}
