@@ -9,11 +9,12 @@ const INVISIBLE = /[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\
 const RESERVED = /[<>:"|?*\\/]/g;
 const EXTENSION = /\.[A-Za-z0-9]{1,5}$/;
 
-/** A safe file-name stem from a client's file name or a title; null when nothing usable is left. */
-export function fileNameStem(raw: string | null | undefined): string | null {
+/** A safe file-name stem from a client's file name (directories dropped) or a title; null when nothing usable is left. */
+export function fileNameStem(raw: string | null | undefined, isPath = true): string | null {
   if (!raw) return null;
-  const base = raw.split(/[/\\]/).pop() ?? '';
-  let stem = base.normalize('NFC').replace(INVISIBLE, '').replace(RESERVED, '_').replace(EXTENSION, '');
+  const base = isPath ? (raw.split(/[/\\]/).pop() ?? '') : raw;
+  let stem = base.normalize('NFC').replace(INVISIBLE, '').replace(RESERVED, '_');
+  if (isPath) stem = stem.replace(EXTENSION, '');
   stem = stem.replace(/\s+/g, ' ').replace(/^[\s.]+|[\s.]+$/g, '');
   const chars = [...stem];
   if (chars.length > FILE_NAME_STEM_MAX) stem = chars.slice(0, FILE_NAME_STEM_MAX).join('').replace(/[\s.]+$/, '');
@@ -26,7 +27,7 @@ export function fileNameStem(raw: string | null | undefined): string | null {
  * the format detected from the content. Never used as a storage path.
  */
 export function displayFileName(clientName: string | null | undefined, format: BookFormat, title: string): string {
-  return `${fileNameStem(clientName) ?? fileNameStem(title) ?? 'book'}.${format}`;
+  return `${fileNameStem(clientName) ?? fileNameStem(title, false) ?? 'book'}.${format}`;
 }
 
 /** The book id a blob key belongs to, or null for a key that is not a book's file or cover. */
