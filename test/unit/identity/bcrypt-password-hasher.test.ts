@@ -76,22 +76,23 @@ describe('BcryptPasswordHasher', () => {
   });
 
   it('keeps the event loop responsive during 10 concurrent hashes', async () => {
+    // On the main thread, bcryptjs yields only every ~100 ms, so nearly every timer gap would be ~100 ms.
+    // The bound is on the 90th percentile: on a busy 2-core CI box the OS alone can delay a few ticks.
+    const gaps: number[] = [];
     let last = performance.now();
-    let maxGap = 0;
-    let ticks = 0;
     const timer = setInterval(() => {
       const now = performance.now();
-      maxGap = Math.max(maxGap, now - last);
+      gaps.push(now - last);
       last = now;
-      ticks++;
     }, 5);
     const start = performance.now();
     const hashes = await Promise.all(Array.from({ length: 10 }, (_, i) => hasher.hash(`password-${i}`)));
     const elapsed = performance.now() - start;
     clearInterval(timer);
     expect(hashes).toHaveLength(10);
-    expect(ticks).toBeGreaterThan(elapsed / 50);
-    expect(maxGap).toBeLessThan(100);
+    expect(gaps.length).toBeGreaterThan(elapsed / 50);
+    const sorted = [...gaps].sort((a, b) => a - b);
+    expect(sorted[Math.floor(sorted.length * 0.9)]).toBeLessThan(50);
   });
 
   it('refuses work after close()', async () => {
