@@ -8,6 +8,7 @@ import { bearer, FakeClock, registerUser, startTestApp, type Session, type TestA
 
 let t: TestApp;
 let clock: FakeClock;
+let admin: Session;
 let alice: Session;
 let bob: Session;
 let books: Book[];
@@ -17,7 +18,7 @@ const id = (index: number) => (books[index] as Book).id;
 beforeEach(async () => {
   clock = new FakeClock();
   t = await startTestApp({}, { clock });
-  await registerUser(t.app, 'admin');
+  admin = await registerUser(t.app, 'admin');
   alice = await registerUser(t.app, 'alice');
   bob = await registerUser(t.app, 'bob');
   repo = t.container.di.resolve<BookRepository>(TOKENS.BookRepository);
@@ -117,5 +118,15 @@ describe('the books of a shelf', () => {
     const listed = await as(alice).get(`/api/shelves/${theirs}/books`);
     expect(listed.body).toMatchObject({ total: 1, items: [{ id: id(3) }] });
     expect((await as(alice).del(`/api/shelves/${mine}/books/${id(1)}`)).body.code).toBe('book_not_on_shelf');
+  });
+
+  it('drops a book from every shelf when it is deleted through DELETE /api/books/{id}', async () => {
+    const mine = await shelf(alice, { name: 'Mine', book_ids: ids(0, 1, 2) });
+    const theirs = await shelf(bob, { name: 'Theirs', book_ids: ids(2, 1) });
+    expect((await as(admin).del(`/api/books/${id(2)}`)).status).toBe(204);
+    expect(await bookIdsOf(mine)).toEqual(ids(0, 1));
+    expect((await as(bob).get(`/api/shelves/${theirs}`)).body).toMatchObject({ book_ids: ids(1), book_count: 1 });
+    expect((await as(bob).get(`/api/shelves/${theirs}/books`)).body).toMatchObject({ total: 1, items: [{ id: id(1) }] });
+    expect((await as(alice).put(`/api/shelves/${mine}/books/${id(2)}`)).body.code).toBe('book_not_found');
   });
 });

@@ -6,11 +6,13 @@ import type { ListShelfBooks } from '../../application/use-cases/list-shelf-book
 import type { ListShelves } from '../../application/use-cases/list-shelves.js';
 import type { RemoveBookFromShelf } from '../../application/use-cases/remove-book-from-shelf.js';
 import type { UpdateShelf } from '../../application/use-cases/update-shelf.js';
-import { presentShelf, presentShelfBook } from './presenters/shelf-presenter.js';
+import { presentBook } from './presenters/book-presenter.js';
+import { presentShelf } from './presenters/shelf-presenter.js';
 import { route, type AnyRoute } from './route.js';
+import { BookListSchema } from './schemas/books.js';
 import { presentPage } from './schemas/common.js';
 import {
-  CreateShelfBody, ShelfBookListSchema, ShelfBookParams, ShelfBooksQuery, ShelfListQuery, ShelfListSchema, ShelfParams,
+  CreateShelfBody, ShelfBookParams, ShelfBooksQuery, ShelfListQuery, ShelfListSchema, ShelfParams,
   ShelfSchema, UpdateShelfBody,
 } from './schemas/shelves.js';
 
@@ -83,11 +85,11 @@ export function shelfRoutes(deps: ShelfDeps): AnyRoute[] {
     route({
       method: 'get', path: '/api/shelves/{id}/books', summary: 'The books on a shelf, in shelf order', tag, auth: true,
       params: ShelfParams, query: ShelfBooksQuery,
-      responses: { 200: { description: 'A page of books', schema: ShelfBookListSchema } },
+      responses: { 200: { description: 'A page of books', schema: BookListSchema } },
       errors: [403, 404],
       async handle({ auth, params, query, res }) {
         const page = await deps.listBooks.execute(auth.actor, { shelfId: params.id, page: query.page, pageSize: query.page_size });
-        res.json(presentPage(page, presentShelfBook));
+        res.json(presentPage(page, presentBook));
       },
     }),
     route({

@@ -67,6 +67,13 @@ describe('shelf visibility and permissions', () => {
     expect((await errorOf(w.update.execute(nobody, { shelfId: 'missing', name: 'x' }))).code).toBe('permission_denied');
   });
 
+  it('needs books:read as well as shelves:read to list the books of a shelf', async () => {
+    const shelvesOnly = { ...reader, id: 'sam', username: 'sam', permissions: ['shelves:read' as const] };
+    expect((await w.get.execute(shelvesOnly, publicShelf)).bookIds).toEqual([bookId]);
+    const error = await errorOf(w.listBooks.execute(shelvesOnly, { shelfId: publicShelf, page: 1, pageSize: 20 }));
+    expect(error).toMatchObject({ kind: 'forbidden', code: 'permission_denied' });
+  });
+
   it("lets an admin read and change anyone's private shelf", async () => {
     expect((await w.get.execute(admin, privateShelf)).owner.id).toBe('alice');
     const renamed = await w.update.execute(admin, { shelfId: privateShelf, name: 'Renamed by admin', isPublic: true });

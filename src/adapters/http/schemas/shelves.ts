@@ -1,4 +1,3 @@
-import { BOOK_FORMATS } from '../../../domain/book.js';
 import { SHELF_NAME_MAX } from '../../../domain/shelf.js';
 import { SHELF_BOOKS_MAX, SHELF_DESCRIPTION_MAX } from '../../../domain/shelf-rules.js';
 import { z } from '../zod.js';
@@ -22,36 +21,6 @@ export const ShelfSchema = z
   .openapi('Shelf');
 
 export const ShelfListSchema = listOf(ShelfSchema, 'ShelfList');
-
-/** The Book shape of API.md, for the books on a shelf. */
-export const ShelfBookSchema = z
-  .object({
-    id: z.string(),
-    title: z.string(),
-    authors: z.array(z.string()),
-    description: z.string().nullable(),
-    publisher: z.string().nullable(),
-    language: z.string().nullable(),
-    published: z.string().nullable(),
-    isbn: z.string().nullable(),
-    tags: z.array(z.string()),
-    series: z.string().nullable(),
-    series_index: z.number().nullable(),
-    format: z.enum(BOOK_FORMATS),
-    file_name: z.string(),
-    file_size: z.number().int(),
-    sha256: z.string(),
-    has_cover: z.boolean(),
-    cover_url: z.string().nullable(),
-    download_url: z.string(),
-    uploaded_by: OwnerSchema,
-    created_at: timestamp,
-    updated_at: timestamp,
-  })
-  .strict()
-  .openapi('ShelfBook');
-
-export const ShelfBookListSchema = listOf(ShelfBookSchema, 'ShelfBookList');
 
 export const ShelfListQuery = z
   .object({ ...pageQuery, owner: z.enum(['me']).optional().openapi({ description: '`me`: only the caller\'s own shelves' }) })
