@@ -1,0 +1,85 @@
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { FsBlobStore } from '../../../src/adapters/files/fs-blob-store.js';
+import { SafeMetadataReader } from '../../../src/adapters/metadata/safe-metadata-reader.js';
+import type { ExtractedBook, MetadataReader, StagedFile } from '../../../src/application/ports.js';
+import { UploadBook } from '../../../src/application/use-cases/upload-book.js';
+import { aBook } from '../../support/builders.js';
+import { buildEpub, buildPdf, seededBytes } from '../../support/fixtures/index.js';
+import { aBookWorld, anActor, sourceOf, type BookWorld } from './book-use-cases-support.js';
+
+let reader: SafeMetadataReader;
+let w: BookWorld;
+beforeAll(() => {
+  reader = new SafeMetadataReader({ timeBudgetMs: 10_000 });
+});
+afterAll(() => reader.close());
+beforeEach(async () => {
+  w = await aBookWorld();
+});
+afterEach(() => w.cleanup());
+
+const alice = anActor('user', 'alice');
+const uploadWith = (metadata: MetadataReader = reader, blobs = w.blobs, max = 1024 * 1024) =>
+  new UploadBook(w.store.books, w.staging, blobs, metadata, w.clock, w.ids, max);
+
+describe('UploadBook', () => {
+  it('stores the file, the cover and the record, with overrides over file metadata', async () => {
+    const epub = await buildEpub();
+    const book = await uploadWith().execute(alice, sourceOf(epub, 'left.epub', { title: 'Override' }));
+    expect(book).toMatchObject({
+      id: 'book-1', title: 'Override', authors: ['Ursula K. Le Guin', 'Second & Author'], format: 'epub', fileName: 'left.epub',
+      fileSize: epub.length, coverMediaType: 'image/png', owner: { id: 'alice', username: 'alice' }, createdAt: w.clock.now(),
+    });
+    expect(await w.store.books.findById('book-1')).toEqual(book);
+    expect(await w.files()).toEqual({ books: ['book-1.book', 'book-1.cover'], tmp: [] });
+    expect((await readFile(join(w.root, 'books', 'book-1.book'))).equals(epub)).toBe(true);
+  });
+
+  it('refuses a reader before reading a byte', async () => {
+    const source = sourceOf(buildPdf());
+    await expect(uploadWith().execute(anActor('reader'), source)).rejects.toMatchObject({ code: 'permission_denied' });
+    expect(source.read).toBe(false);
+  });
+
+  it('answers a known SHA-256 with duplicate_book and the existing id, before parsing', async () => {
+    const pdf = buildPdf({ info: { Title: 'Once' } });
+    const first = await uploadWith().execute(alice, sourceOf(pdf, 'a.pdf'));
+    const never: MetadataReader = { read: () => Promise.reject(new Error('must not parse a duplicate')) };
+    await expect(uploadWith(never).execute(alice, sourceOf(pdf, 'b.pdf'))).rejects.toMatchObject({ code: 'duplicate_book', extra: { book_id: first.id } });
+    expect(await w.files()).toEqual({ books: [`${first.id}.book`], tmp: [] });
+  });
+
+  it('removes the staged file and both blobs when a concurrent upload of the same file wins the insert', async () => {
+    const epub = await buildEpub({ title: 'Raced' });
+    const racing: MetadataReader = {
+      async read(file: StagedFile): Promise<ExtractedBook> {
+        await w.store.books.create(aBook({ id: 'winner', sha256: file.sha256 }));
+        return reader.read(file);
+      },
+    };
+    await expect(uploadWith(racing).execute(alice, sourceOf(epub, 'r.epub'))).rejects.toMatchObject({ code: 'duplicate_book', extra: { book_id: 'winner' } });
+    expect(await w.files()).toEqual({ books: [], tmp: [] });
+  });
+
+  it('deletes the book file already written when the cover cannot be written', async () => {
+    class CoverFails extends FsBlobStore {
+      override async putBytes(): Promise<void> {
+        throw new Error('disk full');
+      }
+    }
+    await expect(uploadWith(reader, new CoverFails(w.root)).execute(alice, sourceOf(await buildEpub({ title: 'No room' })))).rejects.toThrow('disk full');
+    expect(await w.files()).toEqual({ books: [], tmp: [] });
+  });
+
+  it('leaves nothing for an unsupported file, an invalid override, a failed request or a file past the limit', async () => {
+    await expect(uploadWith().execute(alice, sourceOf(seededBytes(1, 4096), 'x.epub'))).rejects.toMatchObject({ kind: 'unsupported' });
+    await expect(uploadWith().execute(alice, sourceOf(buildPdf(), 'x.pdf', { published: '2019-02-30' }))).rejects.toMatchObject({ kind: 'validation' });
+    const broken = { ...sourceOf(buildPdf(), 'y.pdf'), details: () => Promise.reject(new Error('second file')) };
+    await expect(uploadWith().execute(alice, broken)).rejects.toThrow('second file');
+    await expect(uploadWith(reader, w.blobs, 1000).execute(alice, sourceOf(seededBytes(2, 1001)))).rejects.toMatchObject({ code: 'payload_too_large' });
+    expect(await w.files()).toEqual({ books: [], tmp: [] });
+    expect((await w.store.books.search({ sort: { field: 'added', descending: true }, page: 1, pageSize: 10 })).total).toBe(0);
+  });
+});
