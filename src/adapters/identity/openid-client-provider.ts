@@ -45,7 +45,7 @@ function exchangeError(error: unknown): DomainError {
 
 /**
  * OidcProvider on openid-client: authorization code flow with PKCE (S256), state and nonce, the ID
- * token required and fully validated. Discovery runs on first use, is cached, and is retried after a
+ * token required and fully validated, its signature included (against the provider's JWKS). Discovery runs on first use, is cached, and is retried after a
  * failure, so a provider outage never stops the service from starting.
  */
 export class OpenIdClientProvider implements OidcProvider {
@@ -99,7 +99,7 @@ export class OpenIdClientProvider implements OidcProvider {
     const { issuer, clientId, clientSecret, allowHttp } = this.options;
     const auth = clientSecret ? client.ClientSecretBasic(clientSecret) : client.None();
     return client.discovery(new URL(issuer), clientId, clientSecret, auth, {
-      execute: allowHttp ? [client.allowInsecureRequests] : [],
+      execute: allowHttp ? [client.allowInsecureRequests, client.enableNonRepudiationChecks] : [client.enableNonRepudiationChecks],
       timeout: this.options.timeoutSeconds ?? 10,
     });
   }
