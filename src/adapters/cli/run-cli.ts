@@ -1,0 +1,88 @@
+import type { CreateUser } from '../../application/use-cases/create-user.js';
+import type { FindUserByUsername } from '../../application/use-cases/find-user-by-username.js';
+import type { UpdateUser } from '../../application/use-cases/manage-users.js';
+import type { ResetPassword } from '../../application/use-cases/reset-password.js';
+import type { UploadBook } from '../../application/use-cases/upload-book.js';
+import { actorFor, type Actor } from '../../domain/actor.js';
+import { DomainError, ValidationError } from '../../domain/errors.js';
+import { canUploadBook } from '../../domain/policies.js';
+import type { User } from '../../domain/user.js';
+import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, passwordFromStdin, say, UsageError, type CliIo } from './cli-io.js';
+import { USAGE, type Command } from './commands.js';
+import { importFolder } from './import-books.js';
+
+/** The use cases the command line drives: the same ones the HTTP adapter uses, plus the admin-only ones. */
+export interface CliDeps {
+  readonly createUser: CreateUser;
+  readonly findUser: FindUserByUsername;
+  readonly updateUser: UpdateUser;
+  readonly resetPassword: ResetPassword;
+  readonly uploadBook: UploadBook;
+}
+
+/** Whoever can run the CLI against the store already holds all its data: they act as an admin. */
+export const OPERATOR: Actor = actorFor({ id: 'stacks-cli', username: 'stacks-cli', roles: ['admin'] });
+
+const describe = (user: User) => `${user.username} (id ${user.id}, roles ${user.roles.join(', ')}${user.disabled ? ', disabled' : ''})`;
+
+async function password(source: Extract<Command, { password: unknown }>['password'], io: CliIo): Promise<string> {
+  return source.from === 'stdin' ? passwordFromStdin(io) : source.value;
+}
+
+async function execute(command: Command, deps: CliDeps, io: CliIo): Promise<number> {
+  switch (command.name) {
+    case 'help':
+      say(io.stdout, USAGE);
+      return EXIT_OK;
+    case 'user-create': {
+      const { username, email, roles } = command;
+      const user = await deps.createUser.execute(OPERATOR, { username, email, roles, password: await password(command.password, io) });
+      say(io.stdout, `created ${describe(user)}`);
+      return EXIT_OK;
+    }
+    case 'user-roles': {
+      const user = await deps.findUser.execute(OPERATOR, command.username);
+      say(io.stdout, `updated ${describe(await deps.updateUser.execute(OPERATOR, user.id, { roles: command.roles }))}`);
+      return EXIT_OK;
+    }
+    case 'user-reset-password': {
+      const user = await deps.findUser.execute(OPERATOR, command.username);
+      const newPassword = await password(command.password, io);
+      await deps.resetPassword.execute(OPERATOR, { userId: user.id, newPassword });
+      say(io.stdout, `password reset for ${user.username}; every earlier token is revoked`);
+      return EXIT_OK;
+    }
+    case 'user-disable':
+    case 'user-enable': {
+      const user = await deps.findUser.execute(OPERATOR, command.username);
+      const updated = await deps.updateUser.execute(OPERATOR, user.id, { disabled: command.name === 'user-disable' });
+      say(io.stdout, `updated ${describe(updated)}`);
+      return EXIT_OK;
+    }
+    case 'import': {
+      const owner = await deps.findUser.execute(OPERATOR, command.owner);
+      const actor = actorFor(owner);
+      if (owner.disabled || !canUploadBook(actor)) throw new UsageError(`${owner.username} may not upload books (disabled or no books:write)`);
+      const summary = await importFolder(deps.uploadBook, actor, command.folder, io);
+      return summary.failed > 0 ? EXIT_FAILED : EXIT_OK;
+    }
+  }
+}
+
+/** Runs one parsed command; domain errors are reported in one line (exit 1), usage errors with the usage (exit 2). */
+export async function runCommand(command: Command, deps: CliDeps, io: CliIo): Promise<number> {
+  try {
+    return await execute(command, deps, io);
+  } catch (error) {
+    if (error instanceof UsageError) return usageError(error, io);
+    if (!(error instanceof DomainError)) throw error;
+    const fields = error instanceof ValidationError ? error.errors.map((e) => `${e.field} ${e.message}`) : [];
+    say(io.stderr, `error: ${error.message} (${error.code})${fields.length > 0 ? `: ${fields.join('; ')}` : ''}`);
+    return EXIT_FAILED;
+  }
+}
+
+export function usageError(error: UsageError, io: CliIo): number {
+  say(io.stderr, `error: ${error.message}\n\n${USAGE}`);
+  return EXIT_USAGE;
+}
