@@ -3,7 +3,7 @@ import { ConflictError, NotFoundError } from '../../src/domain/errors.js';
 import type { Shelf } from '../../src/domain/shelf.js';
 import { aBook, aShelf, instant } from '../support/builders.js';
 import type { StoreFactory } from './stores.js';
-import { STORE_FACTORIES, useStore } from './stores.js';
+import { itWhere, STORE_FACTORIES, useStore } from './stores.js';
 
 const ADA = { id: 'u-ada', username: 'ada' };
 const BOB = { id: 'u-bob', username: 'bob' };
@@ -56,7 +56,7 @@ function shelfRepositoryContract(factory: StoreFactory): void {
       await expect(shelves().replaceBooks('missing', ['k1'], instant(9))).rejects.toMatchObject({ code: 'shelf_not_found' });
     });
 
-    it('keeps shelf names unique per owner, ignoring letter case and outer spaces', async () => {
+    itWhere(factory, 'uniqueIndexes')('keeps shelf names unique per owner, ignoring letter case and outer spaces', async () => {
       await shelves().create(aShelf({ owner: ADA, name: 'Favourites' }));
       const error = await shelves().create(aShelf({ owner: ADA, name: ' FAVOURITES ' })).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(ConflictError);
@@ -65,7 +65,7 @@ function shelfRepositoryContract(factory: StoreFactory): void {
       expect((await shelves().listVisible(BOB.id, true, { page: 1, pageSize: 10 })).total).toBe(1);
     });
 
-    it('updates name, description, visibility and updatedAt only', async () => {
+    itWhere(factory, 'uniqueIndexes')('updates name, description, visibility and updatedAt only', async () => {
       const shelf = aShelf({ owner: ADA, name: 'Old', bookIds: ['k1'] });
       await shelves().create(shelf);
       await shelves().create(aShelf({ owner: ADA, name: 'Taken' }));

@@ -1,4 +1,4 @@
-import { afterEach, beforeEach } from 'vitest';
+import { afterEach, beforeEach, it } from 'vitest';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -13,6 +13,9 @@ import type {
 } from '../../src/application/ports.js';
 import { createMemoryStore } from '../../src/adapters/memory/memory-store.js';
 import { createSqliteStore } from '../../src/adapters/sqlite/sqlite-store.js';
+import { createMongoStore } from '../../src/adapters/mongo/mongo-store.js';
+import type { StandInLimit } from '../support/mongo-server.js';
+import { MONGO_SERVER_NAMES, mongoLimits, mongoServerKind, mongoTestServer } from '../support/mongo-server.js';
 
 /** What every store adapter offers; the contract suites only see these ports. */
 export interface ContractStore {
@@ -29,7 +32,35 @@ export interface ContractStore {
 
 export interface StoreFactory {
   readonly name: string;
+  /** What this store's server cannot check, with the reason (only the MongoDB stand-in has any). */
+  readonly limits?: Partial<Record<StandInLimit, string>>;
   open(): Promise<ContractStore>;
+}
+
+/** `it`, or a skip naming the reason when the factory's server cannot honour one of these limits. */
+export function itWhere(factory: StoreFactory, ...needs: StandInLimit[]) {
+  const reason = needs.map((need) => factory.limits?.[need]).find((r) => r !== undefined);
+  return (name: string, fn: () => Promise<void>) =>
+    reason === undefined ? it(name, fn) : it.skip(`${name} [skipped on ${factory.name}: ${reason}]`, fn);
+}
+
+let mongoDatabases = 0;
+
+/** A fresh database per store on the Mongo test server; dispose drops it. */
+function mongoFactory(): StoreFactory {
+  const kind = mongoServerKind();
+  return {
+    name: `mongo (${MONGO_SERVER_NAMES[kind]})`,
+    limits: mongoLimits(kind),
+    async open() {
+      const server = await mongoTestServer();
+      const store = await createMongoStore(server.database(`stacks_contract_${process.pid}_${++mongoDatabases}`));
+      return { ...store, dispose: async () => {
+        await store.database.db.dropDatabase().catch(() => undefined);
+        await store.close();
+      } };
+    },
+  };
 }
 
 function inTempDir(name: string, open: (dir: string) => Omit<ContractStore, 'dispose'> & { close(): Promise<void> }): StoreFactory {
@@ -59,6 +90,7 @@ export const STORE_FACTORIES: readonly StoreFactory[] = [
     },
   },
   inTempDir('sqlite', (dir) => createSqliteStore(dir)),
+  mongoFactory(),
 ];
 
 /** Opens a fresh store before each test of the calling suite and disposes of it after. */
