@@ -45,13 +45,16 @@ export const anActor = (role: RoleName, id = `${role}-1`): Actor => actorFor({ i
 
 /** An upload whose bytes come in small chunks, as from a socket. */
 export function sourceOf(bytes: Buffer, fileName: string | null = 'book.bin', overrides: MetadataPatch = {}): UploadSource & { read: boolean } {
-  const source = {
-    read: false,
-    content: (async function* () {
-      source.read = true;
-      for (let i = 0; i < bytes.length; i += 1024) yield bytes.subarray(i, i + 1024);
-    })(),
+  const state = { read: false };
+  async function* content() {
+    state.read = true;
+    for (let i = 0; i < bytes.length; i += 1024) yield bytes.subarray(i, i + 1024);
+  }
+  return {
+    get read() {
+      return state.read;
+    },
+    content: content(),
     details: async () => ({ fileName, overrides }),
   };
-  return source;
 }
