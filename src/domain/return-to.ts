@@ -1,7 +1,10 @@
 const MAX_RETURN_TO_LENGTH = 2048;
 const MAX_DECODE_ROUNDS = 5;
 // eslint-disable-next-line no-control-regex
-const UNSAFE_CHARACTERS = /[\u0000-\u0020\u007f-\u009f\\\u2028\u2029]/;
+const UNSAFE_RAW = /[\u0000-\u0020\u007f-\u009f\\\u2028\u2029]/;
+/** After decoding, an encoded space (`%20`) is fine; controls and backslashes are not. */
+// eslint-disable-next-line no-control-regex
+const UNSAFE_DECODED = /[\u0000-\u001f\u007f-\u009f\\\u2028\u2029]/;
 const RELATIVE_BASE = 'http://relative.invalid';
 
 /** Every form the value takes under repeated percent-decoding; null when one of them is malformed. */
@@ -46,7 +49,7 @@ function safeAbsoluteUrl(raw: string, allowedOrigins: readonly string[]): string
 export function safeReturnTo(value: string | undefined | null, allowedOrigins: readonly string[]): string | null {
   if (!value || value.length > MAX_RETURN_TO_LENGTH) return null;
   const forms = decodings(value);
-  if (!forms || forms.some((f) => UNSAFE_CHARACTERS.test(f))) return null;
+  if (!forms || UNSAFE_RAW.test(value) || forms.some((f) => UNSAFE_DECODED.test(f))) return null;
   if (value.startsWith('/')) return isSafeRelativePath(forms) ? value : null;
   return safeAbsoluteUrl(value, allowedOrigins);
 }
