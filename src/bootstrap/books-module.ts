@@ -18,6 +18,7 @@ import { ReconcileBookStorage } from '../application/use-cases/reconcile-book-st
 import { UpdateBook } from '../application/use-cases/update-book.js';
 import { UploadBook } from '../application/use-cases/upload-book.js';
 import type { Config } from './config.js';
+import type { Stores } from './stores.js';
 import { TOKENS as T } from './tokens.js';
 
 /** DI tokens of the book adapters and use cases. */
@@ -53,7 +54,7 @@ export async function registerBooks(di: DependencyContainer, config: Config): Pr
   const reader = new SafeMetadataReader();
   di.registerInstance(B.StorageRoot, root);
   di.registerInstance<UploadStaging>(B.UploadStaging, new FsUploadStaging(root));
-  di.registerInstance<BlobStore>(B.BlobStore, new FsBlobStore(root));
+  di.registerInstance<BlobStore>(B.BlobStore, di.resolve<Stores>(T.Stores).blobs ?? new FsBlobStore(root));
   di.registerInstance<MetadataReader>(B.MetadataReader, reader);
 
   const books = (c: DependencyContainer) => c.resolve<BookRepository>(T.BookRepository);
@@ -98,7 +99,8 @@ export function bookRoutesFrom(di: DependencyContainer): AnyRoute[] {
 /** Start-up: sweeps temp files and blobs left without a record by a crash. */
 export async function prepareBooks(di: DependencyContainer, logger: Logger): Promise<void> {
   const report = await di.resolve<ReconcileBookStorage>(B.ReconcileBookStorage).execute();
-  logger.info({ ...report }, 'book storage reconciled');
+  const orphanChunksRemoved = (await di.resolve<Stores>(T.Stores).blobs?.removeOrphanChunks()) ?? 0;
+  logger.info({ ...report, orphanChunksRemoved }, 'book storage reconciled');
 }
 
 function singleton<V>(di: DependencyContainer, token: symbol, factory: (c: DependencyContainer) => V): void {

@@ -8,6 +8,8 @@ import type {
   UserRepository,
 } from '../application/ports.js';
 import { createMemoryStore } from '../adapters/memory/memory-store.js';
+import type { GridFsBlobStore } from '../adapters/mongo/grid-fs-blob-store.js';
+import { createMongoStore } from '../adapters/mongo/mongo-store.js';
 import { openSqliteStore } from '../adapters/sqlite/sqlite-store.js';
 import type { StoreConfig } from './config.js';
 
@@ -20,6 +22,8 @@ export interface Stores {
   readonly shelves: ShelfRepository;
   readonly oneTimeCodes: OneTimeCodeRepository;
   readonly health: HealthCheck;
+  /** The store's own blob store (GridFS for MongoDB); absent when files live under DATA_DIR. */
+  readonly blobs?: GridFsBlobStore;
   close(): Promise<void>;
 }
 
@@ -30,6 +34,6 @@ export async function openStores(config: StoreConfig): Promise<Stores> {
     case 'sqlite':
       return openSqliteStore(config.dataDir);
     case 'mongo':
-      throw new Error('DATABASE_URL: the MongoDB store is not available in this build yet');
+      return createMongoStore(config.url);
   }
 }

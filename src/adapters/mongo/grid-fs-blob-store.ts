@@ -21,9 +21,16 @@ function assertKey(key: string): void {
  */
 export class GridFsBlobStore implements BlobStore {
   private readonly bucket: GridFSBucket;
+  private readonly files: string;
 
-  constructor(private readonly db: Db, bucketName = 'fs') {
+  /**
+   * keysGraceMs: `keys()` leaves out files younger than this, so the start-up sweep of one instance
+   * never removes the file of an upload another instance is about to record.
+   */
+  constructor(private readonly db: Db, private readonly options: { bucketName?: string; keysGraceMs?: number } = {}) {
+    const bucketName = options.bucketName ?? 'fs';
     this.bucket = new GridFSBucket(db, { bucketName });
+    this.files = `${bucketName}.files`;
   }
 
   async putStaged(key: string, file: StagedFile): Promise<void> {
@@ -59,7 +66,8 @@ export class GridFsBlobStore implements BlobStore {
   }
 
   async *keys(): AsyncIterable<string> {
-    const names = await this.db.collection<GridFSFile>('fs.files').distinct('filename');
+    const before = new Date(Date.now() - (this.options.keysGraceMs ?? 0));
+    const names = await this.db.collection<GridFSFile>(this.files).distinct('filename', { uploadDate: { $lte: before } });
     for (const name of names) if (typeof name === 'string' && KEY_PATTERN.test(name)) yield name;
   }
 
@@ -68,7 +76,7 @@ export class GridFsBlobStore implements BlobStore {
    * than graceMs are left alone: they may belong to an upload another instance is still writing.
    */
   async removeOrphanChunks(graceMs = 60 * 60 * 1000, now: Date = new Date()): Promise<number> {
-    const chunks = this.db.collection('fs.chunks');
+    const chunks = this.db.collection(this.files.replace(/\.files$/, '.chunks'));
     const fileIds = (await chunks.distinct('files_id')) as unknown[];
     const known = new Set((await this.bucket.find({ _id: { $in: fileIds as ObjectId[] } }, { projection: { _id: 1 } }).toArray()).map((f) => String(f._id)));
     const cutoff = now.getTime() - graceMs;

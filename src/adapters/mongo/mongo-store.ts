@@ -36,8 +36,11 @@ export class MongoHealthCheck implements HealthCheck {
   }
 }
 
+/** Files younger than this are not offered to the start-up sweep (another instance may be recording them). */
+const BLOB_SWEEP_GRACE_MS = 60 * 60 * 1000;
+
 /** Connects to `url` (`mongodb://` or `mongodb+srv://`, database name in the path), creates the indexes, builds the store. */
-export async function createMongoStore(url: string, options: { serverSelectionTimeoutMS?: number } = {}): Promise<MongoStore> {
+export async function createMongoStore(url: string, options: { serverSelectionTimeoutMS?: number; blobSweepGraceMs?: number } = {}): Promise<MongoStore> {
   const database = await MongoDatabase.connect(url, options);
   try {
     await database.ensureIndexes();
@@ -55,7 +58,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     shelves: new MongoShelfRepository(db),
     oneTimeCodes: new MongoOneTimeCodeRepository(db),
     health: new MongoHealthCheck(database),
-    blobs: new GridFsBlobStore(db),
+    blobs: new GridFsBlobStore(db, { keysGraceMs: options.blobSweepGraceMs ?? BLOB_SWEEP_GRACE_MS }),
     close: () => database.close(),
   };
 }
