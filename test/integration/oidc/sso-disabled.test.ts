@@ -13,13 +13,13 @@ afterEach(async () => {
 describe('single sign-on switched off (no OIDC_ISSUER)', () => {
   it('answers 404 oidc_disabled on all three paths, as problem+json', async () => {
     t = await startTestApp();
-    const answers = [
-      await request(t.app).get('/api/auth/oidc/login?return_to=/x'),
-      await request(t.app).get('/api/auth/oidc/callback?code=a&state=b'),
-      await request(t.app).post('/api/auth/oidc/token').send({ code: 'abc' }),
-    ];
-    for (const res of answers) {
-      expect(res.status, res.req.path).toBe(404);
+    const answers = {
+      login: await request(t.app).get('/api/auth/oidc/login?return_to=/x'),
+      callback: await request(t.app).get('/api/auth/oidc/callback?code=a&state=b'),
+      token: await request(t.app).post('/api/auth/oidc/token').send({ code: 'abc' }),
+    };
+    for (const [path, res] of Object.entries(answers)) {
+      expect(res.status, path).toBe(404);
       expect(res.type).toBe('application/problem+json');
       expect(res.body.code).toBe('oidc_disabled');
       expect(res.headers['set-cookie']).toBeUndefined();
