@@ -77,7 +77,8 @@ export class GridFsBlobStore implements BlobStore {
    */
   async removeOrphanChunks(graceMs = 60 * 60 * 1000, now: Date = new Date()): Promise<number> {
     const chunks = this.db.collection(this.files.replace(/\.files$/, '.chunks'));
-    const fileIds = (await chunks.distinct('files_id')) as unknown[];
+    const groups = await chunks.aggregate<{ _id: unknown }>([{ $group: { _id: '$files_id' } }]).toArray();
+    const fileIds = groups.map((g) => g._id);
     const known = new Set((await this.bucket.find({ _id: { $in: fileIds as ObjectId[] } }, { projection: { _id: 1 } }).toArray()).map((f) => String(f._id)));
     const cutoff = now.getTime() - graceMs;
     const orphans = fileIds.filter((id) => !known.has(String(id)) && (!(id instanceof ObjectId) || id.getTimestamp().getTime() <= cutoff));
