@@ -1,0 +1,125 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { spawn } from 'node:child_process';
+import type { ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import request from 'supertest';
+import { buildPdf } from '../support/fixtures/index.js';
+import type { MongoTestServer } from '../support/mongo-server.js';
+import { MONGO_SERVER_NAMES, mongoServerKind, mongoTestServer, stopMongoTestServer } from '../support/mongo-server.js';
+
+const JWT_SECRET = 'two-instances-share-this-secret-of-48-bytes-long!';
+const PASSWORD = 'correct horse battery';
+
+interface Instance {
+  readonly url: string;
+  readonly process: ChildProcess;
+  readonly dataDir: string;
+}
+
+/** Starts `src/bootstrap/main.ts` as its own process on a free port and waits until /readyz answers. */
+async function startInstance(databaseUrl: string, name: string): Promise<Instance> {
+  const dataDir = mkdtempSync(join(tmpdir(), `stacks-${name}-`));
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/bootstrap/main.ts'], {
+    env: { ...process.env, DATABASE_URL: databaseUrl, JWT_SECRET, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir,
+      BCRYPT_COST: '4', LOG_LEVEL: 'info', NODE_ENV: 'test' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let log = '';
+  const port = await new Promise<number>((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`${name} did not start:\n${log}`)), 60_000);
+    child.stderr?.on('data', (d: Buffer) => (log += d.toString()));
+    child.once('exit', (code) => reject(new Error(`${name} exited with ${code}:\n${log}`)));
+    child.stdout?.on('data', (d: Buffer) => {
+      log += d.toString();
+      const match = /"port":(\d+)[^\n]*Stacks is listening/.exec(log) ?? /Stacks is listening[^\n]*"port":(\d+)/.exec(log);
+      if (match) {
+        clearTimeout(timer);
+        resolve(Number(match[1]));
+      }
+    });
+  });
+  const url = `http://127.0.0.1:${port}`;
+  await request(url).get('/readyz').expect(200);
+  return { url, process: child, dataDir };
+}
+
+async function stopInstance(instance: Instance | undefined): Promise<void> {
+  if (!instance) return;
+  if (instance.process.exitCode === null) {
+    const exited = new Promise((resolve) => instance.process.once('exit', resolve));
+    instance.process.kill('SIGTERM');
+    await exited;
+  }
+  rmSync(instance.dataDir, { recursive: true, force: true });
+}
+
+describe(`two Stacks instances on one MongoDB store (${MONGO_SERVER_NAMES[mongoServerKind()]})`, () => {
+  let server: MongoTestServer;
+  let a: Instance | undefined;
+  let b: Instance | undefined;
+
+  beforeAll(async () => {
+    server = await mongoTestServer();
+    const databaseUrl = server.database(`stacks_two_instances_${process.pid}`);
+    [a, b] = await Promise.all([startInstance(databaseUrl, 'a'), startInstance(databaseUrl, 'b')]);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([stopInstance(a), stopInstance(b)]);
+    await stopMongoTestServer();
+  });
+
+  const A = () => (a as Instance).url;
+  const B = () => (b as Instance).url;
+
+  async function register(url: string, username: string): Promise<string> {
+    const res = await request(url).post('/api/auth/register')
+      .send({ username, email: `${username}@example.test`, password: PASSWORD }).expect(201);
+    return res.body.access_token as string;
+  }
+
+  it('serves through one instance a book uploaded through the other, same bytes, ranges too', async () => {
+    const token = await register(A(), 'uploader');
+    const file = buildPdf({ info: { Title: 'Shared Across Instances' } });
+    const created = await request(A()).post('/api/books').set('Authorization', `Bearer ${token}`).attach('file', file, 'shared.pdf').expect(201);
+    const id = created.body.id as string;
+    const listed = await request(B()).get('/api/books').query({ q: 'across instances' }).set('Authorization', `Bearer ${token}`).expect(200);
+    expect(listed.body.items.map((book: { id: string }) => book.id)).toEqual([id]);
+    const download = await request(B()).get(`/api/books/${id}/file`).set('Authorization', `Bearer ${token}`)
+      .buffer(true).parse((res, done) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('end', () => done(null, Buffer.concat(parts)));
+      }).expect(200);
+    expect(Buffer.compare(download.body as Buffer, file)).toBe(0);
+    const range = await request(B()).get(`/api/books/${id}/file`).set('Authorization', `Bearer ${token}`).set('Range', 'bytes=0-7')
+      .buffer(true).parse((res, done) => {
+        const parts: Buffer[] = [];
+        res.on('data', (d: Buffer) => parts.push(d));
+        res.on('end', () => done(null, Buffer.concat(parts)));
+      }).expect(206);
+    expect(Buffer.compare(range.body as Buffer, file.subarray(0, 8))).toBe(0);
+  });
+
+  it('refuses on one instance a token logged out on the other', async () => {
+    const token = await register(B(), 'leaver');
+    await request(A()).get('/api/auth/me').set('Authorization', `Bearer ${token}`).expect(200);
+    await request(A()).post('/api/auth/logout').set('Authorization', `Bearer ${token}`).expect(204);
+    const refused = await request(B()).get('/api/auth/me').set('Authorization', `Bearer ${token}`).expect(401);
+    expect(refused.body.code).toBe('invalid_token');
+  });
+
+  it('counts login failures across both instances (10 per account, 5 on each, then blocked on both)', async () => {
+    await register(A(), 'target');
+    for (let i = 0; i < 10; i++) {
+      const url = i % 2 === 0 ? A() : B();
+      await request(url).post('/api/auth/login').send({ username: 'target', password: 'wrong password!' }).expect(401);
+    }
+    const onB = await request(B()).post('/api/auth/login').send({ username: 'target', password: PASSWORD });
+    expect(onB.status).toBe(429);
+    expect(Number(onB.headers['retry-after'])).toBeGreaterThan(0);
+    await request(A()).post('/api/auth/login').send({ username: 'target', password: PASSWORD }).expect(429);
+  });
+});
