@@ -1,9 +1,11 @@
 import type { Logger } from 'pino';
 import { instanceCachingFactory, type DependencyContainer } from 'tsyringe';
 import type { Clock, IdGenerator, OidcProvider, SecretGenerator, TokenService } from '../application/ports.js';
+import type { ThrottlePolicy } from '../domain/login-throttle.js';
 import { CompleteOidcLogin } from '../application/use-cases/complete-oidc-login.js';
 import { ExchangeOidcCode } from '../application/use-cases/exchange-oidc-code.js';
 import { OidcAccounts } from '../application/use-cases/oidc-accounts.js';
+import { OidcAttemptLimiter } from '../application/use-cases/oidc-attempt-limiter.js';
 import { StartOidcLogin, type OidcFlowSettings } from '../application/use-cases/start-oidc-login.js';
 import { oidcRoutes } from '../adapters/http/oidc.routes.js';
 import { OidcStateCookie } from '../adapters/http/oidc-state-cookie.js';
@@ -19,6 +21,7 @@ export const OIDC_TOKENS = {
   Provider: Symbol('OidcProvider'),
   Secrets: Symbol('SecretGenerator'),
   Accounts: Symbol('OidcAccounts'),
+  Limiter: Symbol('OidcAttemptLimiter'),
   StateCookie: Symbol('OidcStateCookie'),
   StartOidcLogin: Symbol('StartOidcLogin'),
   CompleteOidcLogin: Symbol('CompleteOidcLogin'),
@@ -27,6 +30,10 @@ export const OIDC_TOKENS = {
 const O = OIDC_TOKENS;
 
 const STATE_TTL_MS = 10 * 60_000;
+const MINUTE = 60_000;
+
+/** SSO starts and callbacks per client address: 150 in 15 minutes, then a block of 5 minutes growing to an hour. */
+export const OIDC_ATTEMPT_POLICY: ThrottlePolicy = { maxFailures: 150, windowMs: 15 * MINUTE, blockMs: 5 * MINUTE, maxBlockMs: 60 * MINUTE };
 
 function singleton<V>(di: DependencyContainer, token: symbol, factory: (c: DependencyContainer) => V): void {
   di.register<V>(token, { useFactory: instanceCachingFactory<V>(factory) });
@@ -55,9 +62,11 @@ export function registerOidc(di: DependencyContainer, config: Config, jwtSecret:
       defaultRole: config.defaultRole,
       roleMap: oidc.rolesClaim ? oidc.roleMap : null,
     }));
-  singleton(di, O.StartOidcLogin, (c) => new StartOidcLogin(provider(c), codes(c), secrets(c), clock(c), flow));
+  singleton(di, O.Limiter, (c) => new OidcAttemptLimiter(c.resolve<Stores>(T.Stores).throttle, clock(c), OIDC_ATTEMPT_POLICY));
+  const limiter = (c: DependencyContainer) => c.resolve<OidcAttemptLimiter>(O.Limiter);
+  singleton(di, O.StartOidcLogin, (c) => new StartOidcLogin(provider(c), codes(c), secrets(c), clock(c), limiter(c), flow));
   singleton(di, O.CompleteOidcLogin, (c) =>
-    new CompleteOidcLogin(provider(c), c.resolve(O.Accounts), codes(c), secrets(c), tokens(c), clock(c), flow));
+    new CompleteOidcLogin(provider(c), c.resolve(O.Accounts), codes(c), secrets(c), tokens(c), clock(c), limiter(c), flow));
   singleton(di, O.ExchangeOidcCode, (c) =>
     new ExchangeOidcCode(codes(c), c.resolve<Stores>(T.Stores).users, secrets(c), tokens(c), clock(c)));
 }

@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CompleteOidcLogin } from '../../application/use-cases/complete-oidc-login.js';
 import type { ExchangeOidcCode } from '../../application/use-cases/exchange-oidc-code.js';
 import type { StartOidcLogin } from '../../application/use-cases/start-oidc-login.js';
-import { BadRequestError, NotFoundError } from '../../domain/errors.js';
+import { NotFoundError } from '../../domain/errors.js';
 import type { OidcStateCookie } from './oidc-state-cookie.js';
 import { presentToken } from './presenters/user-presenter.js';
 import { route, type AnyRoute } from './route.js';
@@ -29,10 +29,10 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
       method: 'get', path: '/api/auth/oidc/login', summary: 'Start single sign-on (redirects to the provider)', tag, auth: false,
       query: OidcLoginQuery,
       responses: { 302: { description: 'To the provider; sets the short-lived sign-in cookie' } },
-      errors: [404, 502, 503],
-      async handle({ query, res }) {
+      errors: [404, 429, 502, 503],
+      async handle({ query, req, res }) {
         const flow = enabled();
-        const started = await flow.start.execute({ returnTo: query.return_to });
+        const started = await flow.start.execute({ returnTo: query.return_to, clientAddress: req.ip ?? 'unknown' });
         flow.cookie.set(res, started.binding, started.expiresInMs);
         res.redirect(302, started.redirectUrl);
       },
@@ -44,18 +44,15 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
         200: { description: 'Signed in (no return_to was given)', schema: TokenResponseSchema },
         302: { description: 'To return_to with a one-time `code` for POST /api/auth/oidc/token' },
       },
-      errors: [400, 403, 404, 502, 503],
+      errors: [400, 403, 404, 429, 502, 503],
       async handle({ query, req, res }) {
         const flow = enabled();
         const binding = flow.cookie.read(req);
         flow.cookie.clear(res);
-        if (!binding || !query.state || query.state !== binding.state) {
-          deps.logger.info({ event: 'oidc_login_failed', reason: 'state_mismatch' }, 'auth');
-          throw new BadRequestError('oidc_callback_invalid', 'This sign-in was not started in this browser; start again.');
-        }
         const search = new URL(req.originalUrl, 'http://callback.invalid').search;
-        const result = await flow.complete.execute({ binding, search }).catch((error: unknown) => {
-          deps.logger.info({ event: 'oidc_login_failed', code: (error as { code?: string }).code }, 'auth');
+        const clientAddress = req.ip ?? 'unknown';
+        const result = await flow.complete.execute({ binding, state: query.state, search, clientAddress }).catch((error: unknown) => {
+          deps.logger.info({ event: 'oidc_login_failed', address: clientAddress, code: (error as { code?: string }).code }, 'auth');
           throw error;
         });
         if (result.kind === 'redirect') return res.redirect(302, result.location);

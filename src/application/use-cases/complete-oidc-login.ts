@@ -4,13 +4,17 @@ import type { User } from '../../domain/user.js';
 import type { Clock, IssuedToken, OidcProvider, OneTimeCodeRepository, SecretGenerator, TokenService } from '../ports.js';
 import { oidcLoginCodeKey } from './exchange-oidc-code.js';
 import type { OidcAccounts } from './oidc-accounts.js';
+import type { OidcAttemptLimiter } from './oidc-attempt-limiter.js';
 import { oidcStateKey, type OidcFlowSettings, type OidcLoginBinding } from './start-oidc-login.js';
 
 export interface OidcCallbackInput {
-  /** What the signed cookie carried; its state already matched the callback's. */
-  readonly binding: OidcLoginBinding;
+  /** What the signed cookie carried; null when it was missing, forged or expired. */
+  readonly binding: OidcLoginBinding | null;
+  /** The `state` parameter of the callback. */
+  readonly state: string | undefined;
   /** The callback's query string, `?` included. */
   readonly search: string;
+  readonly clientAddress: string;
 }
 
 export type OidcLoginResult =
@@ -20,7 +24,8 @@ export type OidcLoginResult =
 const LOGIN_CODE_TTL_MS = 60_000;
 
 /**
- * Finishes single sign-on: takes the recorded state (single use), trades the code at the provider,
+ * Finishes single sign-on: checks the callback's state against the browser's cookie, takes the
+ * recorded state (single use), trades the code at the provider,
  * finds, links or creates the account, and signs it in; with a return target, the browser is sent
  * there with a one-time code (stored hashed, 60 s) instead of the token.
  */
@@ -32,11 +37,16 @@ export class CompleteOidcLogin {
     private readonly secrets: SecretGenerator,
     private readonly tokens: TokenService,
     private readonly clock: Clock,
+    private readonly limiter: OidcAttemptLimiter,
     private readonly settings: Pick<OidcFlowSettings, 'redirectUri'>,
   ) {}
 
   async execute(input: OidcCallbackInput): Promise<OidcLoginResult> {
+    await this.limiter.attempt(input.clientAddress);
     const { binding } = input;
+    if (!binding || !input.state || input.state !== binding.state) {
+      throw new BadRequestError('oidc_callback_invalid', 'This sign-in was not started in this browser; start again.');
+    }
     const pending = await this.codes.take(oidcStateKey(this.secrets.digest(binding.state)), this.clock.now());
     if (pending === null) throw new BadRequestError('oidc_callback_invalid', 'This sign-in was already used or has expired; start again.');
     const claims = await this.provider.exchange({

@@ -1,5 +1,6 @@
 import { safeReturnTo } from '../../domain/return-to.js';
 import type { Clock, OidcProvider, OneTimeCodeRepository, SecretGenerator } from '../ports.js';
+import type { OidcAttemptLimiter } from './oidc-attempt-limiter.js';
 
 export interface OidcFlowSettings {
   /** `PUBLIC_URL/api/auth/oidc/callback`, as registered at the provider. */
@@ -39,10 +40,12 @@ export class StartOidcLogin {
     private readonly codes: OneTimeCodeRepository,
     private readonly secrets: SecretGenerator,
     private readonly clock: Clock,
+    private readonly limiter: OidcAttemptLimiter,
     private readonly settings: OidcFlowSettings,
   ) {}
 
-  async execute(input: { returnTo?: string | undefined }): Promise<StartedOidcLogin> {
+  async execute(input: { returnTo?: string | undefined; clientAddress: string }): Promise<StartedOidcLogin> {
+    await this.limiter.attempt(input.clientAddress);
     const binding: OidcLoginBinding = {
       state: this.secrets.generate(),
       nonce: this.secrets.generate(),

@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { OIDC_ATTEMPT_POLICY } from '../../../src/bootstrap/oidc-module.js';
 import type { TestApp } from '../../support/test-app.js';
 import { HOSTILE_CLIENT_ID, HostileProvider } from './support/hostile-provider.js';
 import { Browser, openStacksServer, type StacksServer } from './support/stacks-server.js';
@@ -130,5 +131,21 @@ describe('provider failures', () => {
     const res = await signIn();
     expect(res.status).toBe(400);
     expect(problem(res).code).toBe('oidc_callback_invalid');
+  });
+});
+
+describe('rate limiting (OIDC-08)', () => {
+  it('limits sign-in starts and callbacks per client address with 429 and Retry-After', async () => {
+    const limit = OIDC_ATTEMPT_POLICY.maxFailures;
+    const ok = await signIn();
+    expect(ok.status).toBe(200);
+    for (let i = 2; i < limit; i++) expect((await request(t.app).get('/api/auth/oidc/login')).status, `start ${i}`).toBe(302);
+    const blocked = await request(t.app).get('/api/auth/oidc/login');
+    expect(blocked.status).toBe(429);
+    expect(blocked.body.code).toBe('rate_limited');
+    expect(Number(blocked.headers['retry-after'])).toBeGreaterThan(0);
+    const callback = await request(t.app).get('/api/auth/oidc/callback?code=x&state=y');
+    expect(callback.status).toBe(429);
+    expect((await request(t.app).get('/healthz')).status).toBe(200);
   });
 });
