@@ -1,0 +1,54 @@
+import { freePort, startChildServer, type ChildServer } from './child-server.js';
+import { REPO_ROOT } from './stacks-server.js';
+
+/** How to run Stacks: the TypeScript sources through tsx (works on a fresh clone) or the compiled dist/. */
+export type StacksSource = 'src' | 'dist';
+
+export interface StacksOnOptions {
+  readonly dataDir: string;
+  readonly jwtSecret: string;
+  readonly source: StacksSource;
+  readonly env?: Record<string, string>;
+  readonly readyTimeoutMs?: number;
+}
+
+/** A Stacks process on a data directory that outlives it (restart on the same data). */
+export interface StacksProcess extends ChildServer {
+  /** SIGKILL, then waits until the process is gone. */
+  kill(): Promise<void>;
+}
+
+export function stacksArgs(source: StacksSource): string[] {
+  return source === 'dist' ? ['dist/bootstrap/main.js'] : ['--import', 'tsx', 'src/bootstrap/main.ts'];
+}
+
+/** Starts Stacks on `dataDir` (embedded SQLite store, bcrypt cost 4) and waits for /readyz 200. */
+export async function startStacksOn(options: StacksOnOptions): Promise<StacksProcess> {
+  const port = await freePort();
+  const server = await startChildServer({
+    command: process.execPath,
+    args: stacksArgs(options.source),
+    cwd: REPO_ROOT,
+    env: {
+      PATH: process.env.PATH,
+      NODE_ENV: 'production',
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      DATA_DIR: options.dataDir,
+      JWT_SECRET: options.jwtSecret,
+      BCRYPT_COST: '4',
+      LOG_LEVEL: 'warn',
+      ...options.env,
+    },
+    port,
+    readyPath: '/readyz',
+    readyTimeoutMs: options.readyTimeoutMs ?? 60_000,
+  });
+  return {
+    ...server,
+    async kill() {
+      process.kill(server.pid, 'SIGKILL');
+      await server.stop(1_000);
+    },
+  };
+}
