@@ -115,7 +115,8 @@ function singleton<T>(di: DependencyContainer, token: symbol, factory: (c: Depen
 function jwtSecret(config: Config, logger: Logger): string {
   if (config.jwtSecret) return config.jwtSecret;
   if (config.store.kind === 'memory') return randomBytes(48).toString('base64url');
-  const { secret, generated } = loadOrCreateJwtSecret(config.dataDir, undefined);
+  const { secret, generated, insecureMode } = loadOrCreateJwtSecret(config.dataDir, undefined);
   if (generated) logger.warn({ file: 'DATA_DIR/jwt-secret' }, 'JWT_SECRET is not set: generated one and kept it in DATA_DIR');
+  if (insecureMode) logger.warn({ file: 'DATA_DIR/jwt-secret' }, 'the JWT secret file is readable by others: chmod 600 it');
   return secret;
 }
