@@ -7,6 +7,7 @@ import { bookRoutesFrom } from './books-module.js';
 import type { StacksContainer } from './container.js';
 import type { Config } from './config.js';
 import { oidcRoutesFrom } from './oidc-module.js';
+import { opdsRoutersFrom } from './opds-module.js';
 import { shelfRoutesFrom } from './shelves-module.js';
 import { TOKENS as T } from './tokens.js';
 
@@ -44,5 +45,6 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
       ...shelfRoutesFrom(di),
       ...oidcRoutesFrom(di),
     ],
+    extraRouters: opdsRoutersFrom(di),
   };
 }

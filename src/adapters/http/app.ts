@@ -22,6 +22,13 @@ export interface HttpDeps {
   readonly authenticate: Authenticate;
   /** Every API route; each is mounted and documented from the same declaration. */
   readonly routes: readonly AnyRoute[];
+  /** Non-JSON routers (OPDS) mounted at their path, outside the OpenAPI document. */
+  readonly extraRouters?: readonly MountedRouter[];
+}
+
+export interface MountedRouter {
+  readonly path: string;
+  readonly router: RequestHandler;
 }
 
 /** Builds the Express application (no listen). */
@@ -44,6 +51,7 @@ export function createApp(deps: HttpDeps): Express {
     res.json(document);
   });
   app.use('/docs', docsHeaders, swaggerUi.serveFiles(undefined, swaggerOptions), swaggerUi.setup(undefined, swaggerOptions));
+  for (const extra of deps.extraRouters ?? []) app.use(extra.path, apiHeaders, noStore, extra.router);
   app.use(apiHeaders, noStore, api);
   app.use(methodNotAllowed(deps.routes));
   app.use(((req, res) => sendProblem(res, 404, 'route_not_found', `No route ${req.method} ${req.path.slice(0, 200)}.`)) as RequestHandler);
