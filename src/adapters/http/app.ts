@@ -40,6 +40,7 @@ export function createApp(deps: HttpDeps): Express {
   app.set('query parser', 'simple');
   app.use(requestLog(deps.logger));
   app.use(corsFor(deps.settings.corsOrigins));
+  app.use(optionsRefused(deps.routes));
 
   const registry = newRegistry();
   const api = express.Router();
@@ -54,7 +55,7 @@ export function createApp(deps: HttpDeps): Express {
   for (const extra of deps.extraRouters ?? []) app.use(extra.path, apiHeaders, noStore, extra.router);
   app.use(apiHeaders, noStore, api);
   app.use(methodNotAllowed(deps.routes));
-  app.use(((req, res) => sendProblem(res, 404, 'route_not_found', `No route ${req.method} ${req.path.slice(0, 200)}.`)) as RequestHandler);
+  app.use(routeNotFound);
   app.use(errorHandler(deps.logger));
   return app;
 }
@@ -63,6 +64,17 @@ const swaggerOptions = {
   customSiteTitle: 'Stacks API',
   swaggerOptions: { url: '/openapi.json', persistAuthorization: true, queryConfigEnabled: false },
 };
+
+const routeNotFound: RequestHandler = (req, res) => sendProblem(res, 404, 'route_not_found', `No route ${req.method} ${req.path.slice(0, 200)}.`);
+
+/** OPTIONS is only the CORS preflight (answered by cors for allowed origins); any other OPTIONS is 405 or 404. */
+function optionsRefused(routes: readonly AnyRoute[]): RequestHandler {
+  const notAllowed = methodNotAllowed(routes);
+  return (req, res, next) => {
+    if (req.method !== 'OPTIONS') return next();
+    apiHeaders(req, res, () => noStore(req, res, () => notAllowed(req, res, () => routeNotFound(req, res, next))));
+  };
+}
 
 /** A known path asked with another method is 405 with `Allow`, not 404. */
 function methodNotAllowed(routes: readonly AnyRoute[]): RequestHandler {

@@ -31,10 +31,14 @@ export const noStore: RequestHandler = (_req, res, next) => {
   next();
 };
 
-/** CORS for an explicit allow-list only; no credentials, arbitrary origins are never echoed. */
+/**
+ * CORS for an explicit allow-list only; no credentials, arbitrary origins are never echoed. A request
+ * from any other origin gets no CORS header at all, not even on a preflight.
+ */
 export function corsFor(origins: readonly string[]): RequestHandler {
+  const allowed = new Set(origins);
   return cors({
-    origin: origins.length > 0 ? [...origins] : false,
+    origin: (origin, callback) => callback(null, origin !== undefined && allowed.has(origin) ? origin : false),
     methods: ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE'],
     allowedHeaders: ['Authorization', 'Content-Type', 'X-Request-Id', 'Range', 'If-None-Match'],
     exposedHeaders: ['Location', 'Retry-After', 'ETag', 'Content-Disposition', 'Content-Range', 'X-Request-Id'],
