@@ -1,0 +1,40 @@
+import { describe, expect, it } from 'vitest';
+import type { BookQuery } from '../../../src/domain/book.js';
+import { filterFor, MAX_QUERY_LENGTH } from '../../../src/adapters/mongo/mongo-book-repository.js';
+import { escapeRegex } from '../../../src/adapters/mongo/mongo-database.js';
+
+const query = (extra: Partial<BookQuery>): BookQuery => ({ sort: { field: 'title', descending: false }, page: 1, pageSize: 20, ...extra });
+
+describe('Mongo book filter', () => {
+  it('escapes every regular-expression metacharacter, so q matches only itself', () => {
+    const text = '.*+?^${}()|[]\\/-';
+    const pattern = new RegExp(escapeRegex(text));
+    expect(pattern.test(text)).toBe(true);
+    expect(pattern.test('anything else')).toBe(false);
+    expect(new RegExp(escapeRegex('a.c')).test('abc')).toBe(false);
+  });
+
+  it('searches the lower-cased search text for a lower-cased, length-capped q', () => {
+    const filter = filterFor(query({ q: `ÉLAN ${'x'.repeat(500)}` })) as { searchText: { $regex: string; $options: string } };
+    expect(filter.searchText.$options).toBe('i');
+    expect(filter.searchText.$regex.startsWith('élan x')).toBe(true);
+    expect(filter.searchText.$regex).toHaveLength(MAX_QUERY_LENGTH);
+  });
+
+  it('turns filter values into plain strings, so no operator object reaches the query', () => {
+    const hostile = { $ne: null } as unknown as string;
+    const filter = filterFor(query({ author: hostile, tag: hostile, q: hostile }));
+    expect(filter).toEqual({
+      authorKeys: '[object object]',
+      tagKeys: '[object object]',
+      searchText: { $regex: '\\[object Object\\]'.toLowerCase(), $options: 'i' },
+    });
+  });
+
+  it('matches authors and tags exactly on their lower-cased arrays, and formats as given', () => {
+    expect(filterFor(query({ author: 'Ursula K. Le Guin', tag: 'Science Fiction', format: 'epub' }))).toEqual({
+      authorKeys: 'ursula k. le guin', tagKeys: 'science fiction', format: 'epub',
+    });
+    expect(filterFor(query({}))).toEqual({});
+  });
+});
