@@ -42,6 +42,7 @@ export * from './application/use-cases/list-shelves.js';
 export * from './application/use-cases/login-user.js';
 export * from './application/use-cases/logout.js';
 export * from './application/use-cases/manage-users.js';
+export * from './application/use-cases/oidc-attempt-limiter.js';
 export * from './application/use-cases/oidc-accounts.js';
 export * from './application/use-cases/password-rules.js';
 export * from './application/use-cases/reconcile-book-storage.js';

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -42,6 +42,14 @@ describe('the embeddable core entry (package.json "exports": ".")', () => {
     const outside = urls.filter((u) => !u.startsWith('node:') && !u.startsWith(pathToFileURL(join(root, 'src')).href));
     expect(outside).toEqual([]);
     expect(urls.filter((u) => /\/src\/(bootstrap|adapters\/(?!memory\/))/.test(u))).toEqual([]);
+  });
+
+  it('re-exports every domain module and every use-case module', () => {
+    const index = readFileSync(join(root, 'src/index.ts'), 'utf8');
+    for (const dir of ['domain', 'application/use-cases']) {
+      const missing = readdirSync(join(root, 'src', dir)).filter((f) => f.endsWith('.ts') && !index.includes(`'./${dir}/${f.replace(/\.ts$/, '.js')}'`));
+      expect(missing, `src/index.ts should re-export these from src/${dir}`).toEqual([]);
+    }
   });
 
   it('can fail: the same probe on the store wiring sees the SQLite driver', async () => {
