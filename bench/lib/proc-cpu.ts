@@ -7,10 +7,12 @@ export interface CpuSnapshot {
   readonly otherTicks: number;
 }
 
-/** CPU use between two snapshots, in percent of one core. */
+/** CPU use between two snapshots: percent of one core, and milliseconds (10 ms resolution). */
 export interface CpuUsage {
   readonly mainThreadPct: number;
   readonly otherThreadsPct: number;
+  readonly mainThreadMs: number;
+  readonly otherThreadsMs: number;
 }
 
 const TICKS_PER_SECOND = 100; // USER_HZ on Linux
@@ -36,7 +38,10 @@ export async function cpuSnapshot(pid: number): Promise<CpuSnapshot> {
 export function cpuUsage(before: CpuSnapshot, after: CpuSnapshot): CpuUsage {
   const seconds = (after.atMs - before.atMs) / 1000;
   const pct = (ticks: number) => Math.round((ticks / TICKS_PER_SECOND / seconds) * 100);
-  return { mainThreadPct: pct(after.mainTicks - before.mainTicks), otherThreadsPct: pct(after.otherTicks - before.otherTicks) };
+  const main = after.mainTicks - before.mainTicks;
+  const other = after.otherTicks - before.otherTicks;
+  const ms = (ticks: number) => (ticks * 1000) / TICKS_PER_SECOND;
+  return { mainThreadPct: pct(main), otherThreadsPct: pct(other), mainThreadMs: ms(main), otherThreadsMs: ms(other) };
 }
 
 /** Runs `work` and reports the CPU the process used meanwhile. */

@@ -22,6 +22,8 @@ export interface StacksServerOptions {
   readonly env?: Record<string, string>;
   /** Extra node flags, e.g. ['--cpu-prof', '--cpu-prof-dir=bench/out']. */
   readonly nodeArgs?: readonly string[];
+  /** Entry point relative to the repository root; default dist/bootstrap/main.js (e.g. a patched copy for an experiment). */
+  readonly entry?: string;
 }
 
 /**
@@ -64,7 +66,7 @@ export async function startStacks(options: StacksServerOptions = {}): Promise<St
   try {
     server = await startChildServer({
       command: process.execPath,
-      args: [...(options.nodeArgs ?? []), 'dist/bootstrap/main.js'],
+      args: [...(options.nodeArgs ?? []), options.entry ?? 'dist/bootstrap/main.js'],
       cwd: REPO_ROOT,
       env,
       port,
