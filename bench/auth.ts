@@ -48,9 +48,9 @@ async function throughput(): Promise<ThroughputTarget[]> {
     servers.push({ ...stacks, stop: () => stacks.stopAndClean() });
     const { token } = await registerUser(stacks.url, 'reader0');
     const targets: (ThroughputTarget & { headers: Record<string, string> })[] = [
-      { name: 'Express 5 hello-world `GET /hello`', url: `${express.url}${BASELINE_PATH}`, headers: {}, rounds: [] },
-      { name: 'node:http hello-world `GET /hello`', url: `${nodeHttp.url}${BASELINE_PATH}`, headers: {}, rounds: [] },
-      { name: 'Stacks `GET /api/auth/me` (Bearer)', url: `${stacks.url}/api/auth/me`, headers: bearer(token), rounds: [] },
+      { name: 'Express 5 hello-world `GET /hello`', url: `${express.url}${BASELINE_PATH}`, pid: express.pid, headers: {}, rounds: [], cpu: [] },
+      { name: 'node:http hello-world `GET /hello`', url: `${nodeHttp.url}${BASELINE_PATH}`, pid: nodeHttp.pid, headers: {}, rounds: [], cpu: [] },
+      { name: 'Stacks `GET /api/auth/me` (Bearer)', url: `${stacks.url}/api/auth/me`, pid: stacks.pid, headers: bearer(token), rounds: [], cpu: [] },
     ];
     for (const t of targets) {
       log(`throughput warm-up: ${t.name}`);
@@ -59,7 +59,9 @@ async function throughput(): Promise<ThroughputTarget[]> {
     for (let round = 1; round <= S.rounds; round++) {
       for (const t of targets) {
         log(`throughput round ${round}: ${t.name} (load average ${loadavg()[0]!.toFixed(1)})`);
-        t.rounds.push(await runLoad({ url: t.url, headers: t.headers, connections: S.connections, durationSec: S.roundSec }));
+        const { result, cpu } = await measureCpu(t.pid, () => runLoad({ url: t.url, headers: t.headers, connections: S.connections, durationSec: S.roundSec }));
+        t.rounds.push(result);
+        t.cpu.push(cpu);
       }
     }
     return targets;
