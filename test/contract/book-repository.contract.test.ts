@@ -38,6 +38,17 @@ function bookRepositoryContract(factory: StoreFactory): void {
       expect(found.sort((a, b) => a.id.localeCompare(b.id))).toEqual([book, other].sort((a, b) => a.id.localeCompare(b.id)));
     });
 
+    it('tells which of a list of ids are stored books, ignoring repeats and absent ids', async () => {
+      const book = aBook();
+      const other = aBook();
+      await books().create(book);
+      await books().create(other);
+      expect([...(await books().existingIds([book.id, 'missing', book.id]))]).toEqual([book.id]);
+      expect([...(await books().existingIds([other.id, book.id]))].sort()).toEqual([book.id, other.id].sort());
+      expect((await books().existingIds([])).size).toBe(0);
+      expect((await books().existingIds(['missing'])).size).toBe(0);
+    });
+
     it('returns null, false or nothing for absent books', async () => {
       await books().create(aBook());
       expect(await books().findById('missing')).toBeNull();

@@ -45,6 +45,10 @@ export class InMemoryBookRepository implements BookRepository {
     });
   }
 
+  async existingIds(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    return new Set(ids.filter((id) => this.db.books.has(id)));
+  }
+
   async search(query: BookQuery): Promise<Slice<Book>> {
     const matches = [...this.db.books.values()].filter((book) => matchesQuery(book, query));
     matches.sort(comparatorFor(query.sort));

@@ -59,6 +59,12 @@ export class MongoBookRepository implements BookRepository {
     return found.map(toBook);
   }
 
+  async existingIds(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    if (ids.length === 0) return new Set();
+    const found = await this.books.find({ _id: { $in: [...new Set(ids.map(String))] } }, { projection: { _id: 1 } }).toArray();
+    return new Set(found.map((document) => String(document._id)));
+  }
+
   async search(query: BookQuery): Promise<Slice<Book>> {
     const filter = filterFor(query);
     const direction = query.sort.descending ? -1 : 1;

@@ -19,6 +19,7 @@ export class SqliteBookRepository implements BookRepository {
   private readonly byId: Statement;
   private readonly bySha: Statement;
   private readonly byIds: Statement;
+  private readonly existing: Statement;
   private readonly idBySha: Statement;
   private readonly found: Statement;
   private readonly searcher: SqliteBookSearch;
@@ -48,6 +49,7 @@ export class SqliteBookRepository implements BookRepository {
     this.byId = db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE id = ?`);
     this.bySha = db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE sha256 = ?`);
     this.byIds = db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE id IN (SELECT value FROM json_each(?))`);
+    this.existing = db.prepare('SELECT id FROM books WHERE id IN (SELECT value FROM json_each(?))').pluck();
     this.idBySha = db.prepare('SELECT id FROM books WHERE sha256 = ?').pluck();
     this.found = db.prepare('SELECT 1 FROM books WHERE id = ?').pluck();
     this.searcher = new SqliteBookSearch(db);
@@ -79,6 +81,11 @@ export class SqliteBookRepository implements BookRepository {
   async findByIds(ids: readonly string[]): Promise<Book[]> {
     if (ids.length === 0) return [];
     return (this.byIds.all(JSON.stringify(ids)) as BookRow[]).map(toBook);
+  }
+
+  async existingIds(ids: readonly string[]): Promise<ReadonlySet<string>> {
+    if (ids.length === 0) return new Set();
+    return new Set(this.existing.all(JSON.stringify(ids)) as string[]);
   }
 
   async search(query: BookQuery): Promise<Slice<Book>> {

@@ -25,7 +25,6 @@ export async function findEditableShelf(shelves: ShelfRepository, actor: Actor, 
 /** Throws ValidationError naming every id in the list that is not a stored book. */
 export async function assertBooksExist(books: BookRepository, ids: readonly string[]): Promise<void> {
   if (ids.length === 0) return;
-  const found = await books.findByIds(ids);
-  const error = unknownBookIdsError(ids, new Set(found.map((book) => book.id)));
+  const error = unknownBookIdsError(ids, await books.existingIds(ids));
   if (error) throw error;
 }
