@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestApp, type TestApp } from '../support/test-app.js';
+import { bearer, registerUser, startTestApp, type TestApp } from '../support/test-app.js';
+import { filePart, multipart, multipartType } from './support/multipart.js';
 
 let t: TestApp;
 
@@ -28,5 +29,17 @@ describe('fixes found by the security suite', () => {
     expect(known.headers['content-type']).toMatch(/^application\/problem\+json/);
     expect(known.headers['x-content-type-options']).toBe('nosniff');
     expect((await request(t.app).options('/api/nowhere')).status).toBe(404);
+  });
+
+  it('fuzz: a multipart body cut off inside the file part is a 400 malformed_multipart, never a 500', async () => {
+    const s = await registerUser(t.app, 'truncator');
+    const body = multipart([filePart('cut.txt', 'some text that will be cut\n')]);
+    const statuses = new Set<number>();
+    for (let n = body.indexOf('\r\n\r\n') + 4; n < body.length - 6; n += 3) {
+      const res = await request(t.app).post('/api/books').set(bearer(s.token)).set('Content-Type', multipartType()).send(body.subarray(0, n));
+      statuses.add(res.status);
+      expect(res.body.code, `cut at ${n}`).toBe('malformed_multipart');
+    }
+    expect([...statuses]).toEqual([400]);
   });
 });

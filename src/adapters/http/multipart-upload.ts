@@ -1,7 +1,7 @@
 import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
-import { BadRequestError, TooLargeError, ValidationError, type DomainError } from '../../domain/errors.js';
+import { BadRequestError, DomainError, TooLargeError, ValidationError } from '../../domain/errors.js';
 
 /** Caps on every dimension of a multipart body (UP-02); the file size comes per upload. */
 export const MULTIPART_LIMITS = {
@@ -138,6 +138,9 @@ export function multipartUpload(req: Request, res: Response, options: MultipartU
       try {
         for await (const chunk of stream) yield chunk as Uint8Array;
         ended = true;
+      } catch (error) {
+        // busboy ends the file stream with a plain Error on a truncated body ("Unexpected end of form").
+        throw failure ?? (error instanceof DomainError ? error : malformed());
       } finally {
         if (!ended) discard();
       }
