@@ -42,4 +42,10 @@ describe('fixes found by the security suite', () => {
     }
     expect([...statuses]).toEqual([400]);
   });
+
+  it('fuzz: POST /api/auth/login documents its 401 invalid_credentials', async () => {
+    const doc = (await request(t.app).get('/openapi.json')).body;
+    expect(Object.keys(doc.paths['/api/auth/login'].post.responses)).toContain('401');
+    expect((await request(t.app).post('/api/auth/login').send({ username: 'nobody', password: 'nothing at all' })).status).toBe(401);
+  });
 });

@@ -35,7 +35,7 @@ export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
     route({
       method: 'post', path: '/api/auth/login', summary: 'Log in with username or e-mail and password', tag, auth: false, body: LoginBody,
       responses: { 200: { description: 'Signed in', schema: TokenResponseSchema } },
-      errors: [403, 429],
+      errors: [401, 403, 429],
       async handle({ body, req, res }) {
         const address = req.ip ?? 'unknown';
         try {
