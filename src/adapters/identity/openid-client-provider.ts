@@ -18,6 +18,8 @@ export interface OpenIdClientProviderOptions {
 /** Answers from the provider that are its fault, not the browser's. */
 const PROVIDER_FAULTS = new Set(['OAUTH_RESPONSE_IS_NOT_CONFORM', 'OAUTH_RESPONSE_IS_NOT_JSON', 'OAUTH_PARSE_ERROR']);
 const UNREACHABLE = new Set(['OAUTH_TIMEOUT', 'OAUTH_ABORT']);
+/** An ID token is minted at the code exchange; one issued longer ago than a sign-in may take is stale. */
+const MAX_ID_TOKEN_AGE_SECONDS = 600;
 
 const unavailable = () => new UnavailableError('oidc_unavailable', 'The sign-in provider cannot be reached. Try again later.');
 const providerError = () => new BadGatewayError('oidc_provider_error', 'The sign-in provider answered unexpectedly.');
@@ -77,7 +79,7 @@ export class OpenIdClientProvider implements OidcProvider {
         idTokenExpected: true,
       });
       const idToken = tokens.claims();
-      if (!idToken) throw badCallback();
+      if (!idToken || idToken.iat < Date.now() / 1000 - MAX_ID_TOKEN_AGE_SECONDS) throw badCallback();
       const userInfo = config.serverMetadata().userinfo_endpoint
         ? await client.fetchUserInfo(config, tokens.access_token, idToken.sub)
         : {};

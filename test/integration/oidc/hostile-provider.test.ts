@@ -55,6 +55,7 @@ describe('ID token validation against a hostile provider', () => {
     'no issuer': { claims: ({ iss: _i, ...d }) => d },
     'an expired token': { claims: (d) => ({ ...d, iat: (d.iat as number) - 2 * hour, exp: (d.iat as number) - hour }) },
     'no expiry': { claims: ({ exp: _e, ...d }) => d },
+    'a token issued a week ago (still unexpired)': { claims: (d) => ({ ...d, iat: (d.iat as number) - 7 * 24 * hour }) },
     'a subject longer than 255 characters': { claims: (d) => ({ ...d, sub: 's'.repeat(300) }) },
   };
   it.each(Object.entries(refused))('refuses %s with 400 and issues no token', async (_label, recipe) => {
