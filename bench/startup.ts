@@ -1,0 +1,94 @@
+/**
+ * Start-up: process start to the first GET /readyz 200 (polled every 10 ms) on an empty store and on
+ * 250,000 books, and idle RSS 10 s later; beside the Express hello-world's start to its first 200.
+ * Run: npx tsx bench/startup.ts [--books 250000] [--runs 5] [--no-write]
+ */
+import { spawn } from 'node:child_process';
+import { once } from 'node:events';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { parseArgs } from 'node:util';
+import { freePort } from './lib/child-server.js';
+import { mib, rssBytes } from './lib/proc-stats.js';
+import { appendResults, markdownTable } from './lib/results.js';
+import { buildStacks, REPO_ROOT } from './lib/stacks-server.js';
+import { seededDataDir } from './lib/seeded-store-cache.js';
+import { fmt, summarize } from './lib/stats.js';
+
+const { values } = parseArgs({ options: { books: { type: 'string', default: '250000' }, runs: { type: 'string', default: '5' }, 'no-write': { type: 'boolean', default: false } } });
+const log = (msg: string) => process.stderr.write(`[bench:startup ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
+
+/** Spawns `args`, polls `path` every 10 ms; returns ms to the first 200 and the RSS after `idleMs`. */
+async function startOnce(args: string[], env: Record<string, string>, path: string, idleMs: number): Promise<{ readyMs: number; idleRss: number }> {
+  const port = await freePort();
+  const t0 = performance.now();
+  const child = spawn(process.execPath, args, { cwd: REPO_ROOT, env: { PATH: process.env.PATH, NODE_ENV: 'production', HOST: '127.0.0.1', PORT: String(port), ...env }, stdio: 'ignore' });
+  try {
+    let readyMs = Number.NaN;
+    while (performance.now() - t0 < 60_000) {
+      const status = await fetch(`http://127.0.0.1:${port}${path}`).then((r) => r.status, () => 0);
+      if (status === 200) {
+        readyMs = performance.now() - t0;
+        break;
+      }
+      if (child.exitCode !== null) throw new Error(`exited with ${child.exitCode}`);
+      await new Promise((r) => setTimeout(r, 10));
+    }
+    await new Promise((r) => setTimeout(r, idleMs));
+    return { readyMs, idleRss: await rssBytes(child.pid!) };
+  } finally {
+    const exited = once(child, 'exit');
+    child.kill('SIGTERM');
+    await exited;
+  }
+}
+
+async function main(): Promise<void> {
+  const startedAt = new Date();
+  log('building dist/');
+  await buildStacks();
+  const runs = Number(values.runs);
+  const count = Number(values.books);
+  const secret = 'bench-secret-0123456789-0123456789-0123456789';
+  const stacksArgs = ['dist/bootstrap/main.js'];
+  const full = await seededDataDir(count, log);
+  const rows: (string | number)[][] = [];
+  const cases: [string, string[], () => Promise<Record<string, string>>, string][] = [
+    ['Express hello-world (baseline: `node` + Express start)', [fileURLToPath(new URL('./lib/baselines/express-hello.mjs', import.meta.url))], async () => ({}), '/hello'],
+    ['Stacks, empty store', stacksArgs, async () => ({ DATA_DIR: await mkdtemp(join(tmpdir(), 'stacks-empty-')), JWT_SECRET: secret, LOG_LEVEL: 'warn' }), '/readyz'],
+    [`Stacks, ${count.toLocaleString('en-US')} books`, stacksArgs, async () => ({ DATA_DIR: full, JWT_SECRET: secret, LOG_LEVEL: 'warn' }), '/readyz'],
+  ];
+  try {
+    for (const [name, args, envFor, path] of cases) {
+      const ready: number[] = [], rss: number[] = [];
+      for (let i = 0; i < runs; i++) {
+        const env = await envFor();
+        const r = await startOnce(args, env, path, i === runs - 1 ? 10_000 : 500);
+        ready.push(r.readyMs);
+        rss.push(r.idleRss);
+        if (env.DATA_DIR && env.DATA_DIR !== full) await rm(env.DATA_DIR, { recursive: true, force: true });
+      }
+      const s = summarize(ready);
+      log(`${name}: p50 ${fmt(s.p50, 0)} ms`);
+      rows.push([name, runs, fmt(s.p50, 0), fmt(s.max, 0), mib(rss[rss.length - 1]!)]);
+    }
+  } finally {
+    await rm(full, { recursive: true, force: true });
+  }
+  const body = [
+    `Process spawn to the first 200 (polled every 10 ms), ${runs} cold starts each, Stacks from dist/ on SQLite; RSS read from /proc 10 s after the last start became ready.`,
+    '',
+    markdownTable(['process', 'starts', 'p50 ms', 'max ms', 'idle RSS MiB'], rows),
+    '',
+    'Targets: < 1 s empty, < 3 s with 250,000 books, idle RSS < 120 MB.',
+  ].join('\n');
+  process.stdout.write(`${body}\n`);
+  if (!values['no-write']) await appendResults({ title: 'Start-up time and idle memory', command: `npx tsx bench/startup.ts ${process.argv.slice(2).join(' ')}`.trim(), startedAt, body });
+}
+
+main().catch((error: unknown) => {
+  process.stderr.write(`${(error as Error).stack ?? String(error)}\n`);
+  process.exit(1);
+});
