@@ -2,6 +2,8 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { bearer, registerUser, startTestApp, type TestApp } from '../support/test-app.js';
 import { filePart, multipart, multipartType } from './support/multipart.js';
+import { rawRequest, closeAgent } from './support/raw-http.js';
+import { closeServer, listen } from './support/world.js';
 
 let t: TestApp;
 
@@ -47,5 +49,20 @@ describe('fixes found by the security suite', () => {
     const doc = (await request(t.app).get('/openapi.json')).body;
     expect(Object.keys(doc.paths['/api/auth/login'].post.responses)).toContain('401');
     expect((await request(t.app).post('/api/auth/login').send({ username: 'nobody', password: 'nothing at all' })).status).toBe(401);
+  });
+
+  it('TOK-07: two Authorization headers are refused with 401 whichever comes first', async () => {
+    const s = await registerUser(t.app, 'twoheaders');
+    const { server, url } = await listen(t);
+    try {
+      for (const pair of [[`Bearer ${s.token}`, 'Bearer junk'], ['Bearer junk', `Bearer ${s.token}`], [`Bearer ${s.token}`, `Bearer ${s.token}`]]) {
+        const res = await rawRequest(url, 'GET', '/api/auth/me', { Authorization: pair });
+        expect(res.status).toBe(401);
+      }
+      expect((await rawRequest(url, 'GET', '/api/auth/me', { Authorization: `Bearer ${s.token}` })).status).toBe(200);
+    } finally {
+      closeAgent();
+      await closeServer(server);
+    }
   });
 });

@@ -4,8 +4,13 @@ import type { Authenticator } from './route.js';
 
 const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
 
-/** The token from `Authorization: Bearer <jwt>` only: never from the query string or a cookie. */
+/** How many Authorization headers the request carried (Node keeps only the first one in req.headers). */
+const authorizationCount = (req: Request): number =>
+  req.rawHeaders.filter((value, i) => i % 2 === 0 && value.toLowerCase() === 'authorization').length;
+
+/** The token from `Authorization: Bearer <jwt>` only: never from the query string or a cookie, never from a repeated header. */
 export function bearerToken(req: Request): string | undefined {
+  if (authorizationCount(req) > 1) return undefined;
   const header = req.get('authorization');
   return header ? BEARER.exec(header)?.[1] : undefined;
 }
