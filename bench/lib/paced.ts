@@ -33,7 +33,7 @@ export interface PacedResult {
   readonly latency: LatencySummary;
   /** Every latency sample, in ms, in completion order (to pool several runs). */
   readonly samples: readonly number[];
-  /** Achieved send rate, req/s. */
+  /** Achieved send rate while sending, req/s (the wait for the last answers is not counted). */
   readonly achievedRate: number;
 }
 
@@ -76,10 +76,10 @@ export async function runPaced(options: PacedOptions): Promise<PacedResult> {
       ).finally(() => void inFlight--),
     );
   }
+  const sendingSec = Math.max(performance.now() - start, total * intervalMs) / 1000;
   await Promise.all(pending);
-  const elapsed = (performance.now() - start) / 1000;
   agent.destroy();
-  return { sent, skipped, errors, errorKinds, statusCodes, latency: summarize(samples), samples, achievedRate: sent / elapsed };
+  return { sent, skipped, errors, errorKinds, statusCodes, latency: summarize(samples), samples, achievedRate: sent / sendingSec };
 }
 
 function send(agent: Agent, req: PacedRequest, timeoutMs: number): Promise<number> {
