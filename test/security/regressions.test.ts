@@ -65,4 +65,13 @@ describe('fixes found by the security suite', () => {
       await closeServer(server);
     }
   });
+
+  it('fuzz: the download documents the detected media type it really sends, not only application/octet-stream', async () => {
+    const doc = (await request(t.app).get('/openapi.json')).body;
+    const s = await registerUser(t.app, 'downloader');
+    const up = await request(t.app).post('/api/books').set(bearer(s.token)).attach('file', Buffer.from('Plain words.\n'), 'plain.txt');
+    const dl = await request(t.app).get(`/api/books/${up.body.id}/file`).set(bearer(s.token));
+    expect(dl.headers['content-type']).toMatch(/^text\/plain/);
+    expect(Object.keys(doc.paths['/api/books/{id}/file'].get.responses['200'].content)).toEqual(['*/*']);
+  });
 });

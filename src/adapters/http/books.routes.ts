@@ -147,8 +147,8 @@ export function bookRoutes(deps: BookDeps): AnyRoute[] {
     route({
       method: 'get', path: '/api/books/{id}/file', summary: 'Download the book file (ETag, Range)', tag, auth: true, params: BookParams,
       responses: {
-        200: binary('The whole file, as an attachment', 'application/octet-stream'),
-        206: binary('One byte range of the file', 'application/octet-stream'),
+        200: binary('The whole file, as an attachment, with its detected media type (EPUB, PDF, MOBI/AZW3, CBZ, FB2, text)', '*/*'),
+        206: binary('One byte range of the file, with the file\'s media type', '*/*'),
         304: { description: 'Not modified (If-None-Match)' },
       },
       errors: [403, 404, 416],
