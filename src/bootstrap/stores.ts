@@ -10,7 +10,7 @@ import type {
 import { createMemoryStore } from '../adapters/memory/memory-store.js';
 import type { GridFsBlobStore } from '../adapters/mongo/grid-fs-blob-store.js';
 import { createMongoStore } from '../adapters/mongo/mongo-store.js';
-import { openSqliteStore } from '../adapters/sqlite/sqlite-store.js';
+import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
 import type { StoreConfig } from './config.js';
 
 /** Every repository of one store, and how to close it. */
@@ -32,7 +32,7 @@ export async function openStores(config: StoreConfig): Promise<Stores> {
     case 'memory':
       return createMemoryStore();
     case 'sqlite':
-      return openSqliteStore(config.dataDir);
+      return createSqliteStore(config.dataDir);
     case 'mongo':
       return createMongoStore(config.url);
   }

@@ -26,7 +26,7 @@ describe('GET /api/auth/me', () => {
   });
 
   it('is 401 missing_token without a bearer token, with WWW-Authenticate', async () => {
-    for (const headers of [{}, { Authorization: '' }, { Authorization: 'Basic YTpi' }, { Authorization: alice.token }]) {
+    for (const headers of [{} as Record<string, string>, { Authorization: '' }, { Authorization: 'Basic YTpi' }, { Authorization: alice.token }]) {
       const res = await me(headers);
       expect(res.status).toBe(401);
       expect(res.body.code).toBe('missing_token');
