@@ -35,6 +35,12 @@ export async function freePort(): Promise<number> {
   return address.port;
 }
 
+const live = new Set<ChildProcess>();
+// A benchmark that crashes must not leave its servers running: kill what is left when this process exits.
+process.once('exit', () => {
+  for (const child of live) child.kill('SIGKILL');
+});
+
 /** Starts a child process and waits until `readyPath` answers 200. */
 export async function startChildServer(options: ChildServerOptions): Promise<ChildServer> {
   const child = spawn(options.command, [...options.args], {
@@ -42,6 +48,8 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
     env: options.env,
     stdio: ['ignore', 'ignore', 'pipe'],
   });
+  live.add(child);
+  child.once('exit', () => live.delete(child));
   let tail = '';
   child.stderr?.on('data', (chunk: Buffer) => {
     tail = (tail + chunk.toString()).slice(-4000);

@@ -1,5 +1,6 @@
 import { execFile } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { rmSync } from 'node:fs';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -9,6 +10,12 @@ import { freePort, startChildServer, type ChildServer } from './child-server.js'
 
 /** The repository root (bench/lib/../..). */
 export const REPO_ROOT = fileURLToPath(new URL('../../', import.meta.url));
+
+const dataDirs = new Set<string>();
+// After a crash the child is killed (child-server.ts); its data directory goes too.
+process.once('exit', () => {
+  for (const dir of dataDirs) rmSync(dir, { recursive: true, force: true });
+});
 
 /** A running Stacks child process with its own fresh data directory. */
 export interface StacksServer extends ChildServer {
@@ -51,6 +58,7 @@ export async function buildStacks(): Promise<string> {
 export async function startStacks(options: StacksServerOptions = {}): Promise<StacksServer> {
   const port = await freePort();
   const dataDir = await mkdtemp(join(tmpdir(), 'stacks-bench-'));
+  dataDirs.add(dataDir);
   const env = {
     PATH: process.env.PATH,
     NODE_ENV: 'production',
@@ -74,6 +82,7 @@ export async function startStacks(options: StacksServerOptions = {}): Promise<St
     });
   } catch (error) {
     await rm(dataDir, { recursive: true, force: true });
+    dataDirs.delete(dataDir);
     throw error;
   }
   return {
@@ -82,6 +91,7 @@ export async function startStacks(options: StacksServerOptions = {}): Promise<St
     async stopAndClean() {
       const code = await server.stop();
       await rm(dataDir, { recursive: true, force: true });
+      dataDirs.delete(dataDir);
       return code;
     },
   };
