@@ -44,6 +44,13 @@ describe('the embeddable core entry (package.json "exports": ".")', () => {
     expect(urls.filter((u) => /\/src\/(bootstrap|adapters\/(?!memory\/))/.test(u))).toEqual([]);
   });
 
+  it('is what package.json exports as "." (with its types), next to the stacks command', () => {
+    const manifest = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8'));
+    expect(manifest.exports['.']).toEqual({ types: './dist/index.d.ts', default: './dist/index.js' });
+    expect(manifest.bin).toEqual({ stacks: 'dist/bootstrap/cli.js' });
+    expect(readFileSync(join(root, 'src/bootstrap/cli.ts'), 'utf8').startsWith('#!/usr/bin/env node\n')).toBe(true);
+  });
+
   it('re-exports every domain module and every use-case module', () => {
     const index = readFileSync(join(root, 'src/index.ts'), 'utf8');
     for (const dir of ['domain', 'application/use-cases']) {
