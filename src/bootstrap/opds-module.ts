@@ -10,6 +10,7 @@ import { TOKENS as T } from './tokens.js';
 export function opdsRoutersFrom(di: DependencyContainer): MountedRouter[] {
   const router = opdsRouter({
     login: di.resolve(T.LoginUser),
+    authenticate: di.resolve(T.Authenticate),
     listBooks: di.resolve(B.ListBooks),
     getBook: di.resolve(B.GetBook),
     file: di.resolve(B.GetBookFile),

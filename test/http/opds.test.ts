@@ -69,10 +69,23 @@ describe('OPDS authentication (HTTP Basic through the login use case)', () => {
     expect((await opds('/opds', 'bob')).status).toBe(200);
   });
 
-  it('refuses a disabled account', async () => {
+  it('remembers a verified login, yet a disabled account or a changed password is refused at the next request', async () => {
+    expect((await opds('/opds', 'bob')).status).toBe(200);
+    expect((await opds('/opds', 'alice')).status).toBe(200);
     const adminToken = (await request(t.app).post('/api/auth/login').send({ username: 'admin', password: PASSWORD })).body.access_token;
     await request(t.app).patch(`/api/users/${bob.user.id}`).set(bearer(adminToken)).send({ disabled: true }).expect(200);
     expect((await opds('/opds', 'bob')).status).toBe(401);
+    await request(t.app).put('/api/auth/password').set(bearer(alice.token)).send({ current_password: PASSWORD, new_password: 'a new password' }).expect(204);
+    expect((await opds('/opds', 'alice')).status).toBe(401);
+    expect((await opds('/opds', 'alice', 'a new password')).status).toBe(200);
+  });
+
+  it('keeps a reader that already signed in working while guesses at its password are blocked', async () => {
+    expect((await opds('/opds')).status).toBe(200);
+    for (let i = 0; i < 3; i++) expect((await opds('/opds', 'alice', `guess ${i}`)).status).toBe(401);
+    expect((await opds('/opds', 'alice', 'guess 4')).status).toBe(429);
+    expect((await opds('/opds')).status).toBe(200);
+    expect((await opds('/opds', 'ALICE')).status).toBe(429);
   });
 });
 

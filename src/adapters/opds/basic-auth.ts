@@ -1,4 +1,6 @@
+import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
+import type { Authenticate } from '../../application/use-cases/authenticate.js';
 import type { LoginUser } from '../../application/use-cases/login-user.js';
 import { actorFor, type Actor } from '../../domain/actor.js';
 import { AuthenticationError } from '../../domain/errors.js';
@@ -19,18 +21,66 @@ export function basicCredentials(header: string | undefined): { login: string; p
   return { login: decoded.slice(0, colon), password: decoded.slice(colon + 1) };
 }
 
+export interface BasicAuthOptions {
+  /** How long a verified credential pair is served from memory (default 5 min). */
+  readonly ttlMs?: number;
+  readonly maxEntries?: number;
+}
+
 /**
- * The caller from HTTP Basic credentials, checked by LoginUser so the same throttling applies as
- * to password login. Failures carry the Basic challenge so readers ask for the password.
+ * The caller from HTTP Basic credentials. The first request is checked by LoginUser (bcrypt, the same
+ * throttling as password login); the token it issues is then kept for a few minutes under an HMAC of
+ * the whole credential pair, and later requests are checked like bearer requests (Authenticate: user
+ * exists, not disabled, password unchanged, roles read now) without another bcrypt comparison.
+ * Failures carry the Basic challenge so readers ask for the password.
  */
-export async function basicActor(login: LoginUser, req: Request, res: Response): Promise<Actor> {
-  const credentials = basicCredentials(req.get('authorization'));
-  try {
-    if (!credentials) throw new AuthenticationError('invalid_credentials', 'HTTP Basic credentials are required.');
-    const { user } = await login.execute({ ...credentials, clientAddress: req.ip ?? 'unknown' });
-    return actorFor(user);
-  } catch (error) {
-    if (error instanceof AuthenticationError) res.setHeader('WWW-Authenticate', BASIC_CHALLENGE);
-    throw error;
+export class BasicAuthenticator {
+  private readonly key = randomBytes(32);
+  private readonly verified = new Map<string, { token: string; until: number }>();
+  private readonly ttlMs: number;
+  private readonly maxEntries: number;
+
+  constructor(
+    private readonly login: LoginUser,
+    private readonly authenticate: Authenticate,
+    options: BasicAuthOptions = {},
+  ) {
+    this.ttlMs = options.ttlMs ?? 5 * 60_000;
+    this.maxEntries = options.maxEntries ?? 1000;
+  }
+
+  async actor(req: Request, res: Response): Promise<Actor> {
+    try {
+      const credentials = basicCredentials(req.get('authorization'));
+      if (!credentials) throw new AuthenticationError('invalid_credentials', 'HTTP Basic credentials are required.');
+      const cacheKey = createHmac('sha256', this.key).update(`${credentials.login}\u0000${credentials.password}`).digest('base64url');
+      const cached = await this.fromCache(cacheKey);
+      if (cached) return cached;
+      const { user, token } = await this.login.execute({ ...credentials, clientAddress: req.ip ?? 'unknown' });
+      this.remember(cacheKey, token.token);
+      return actorFor(user);
+    } catch (error) {
+      if (error instanceof AuthenticationError) res.setHeader('WWW-Authenticate', BASIC_CHALLENGE);
+      throw error;
+    }
+  }
+
+  private async fromCache(cacheKey: string): Promise<Actor | null> {
+    const entry = this.verified.get(cacheKey);
+    if (!entry) return null;
+    this.verified.delete(cacheKey);
+    if (entry.until < Date.now()) return null;
+    try {
+      const { actor } = await this.authenticate.execute(entry.token);
+      this.verified.set(cacheKey, entry);
+      return actor;
+    } catch {
+      return null;
+    }
+  }
+
+  private remember(cacheKey: string, token: string): void {
+    if (this.verified.size >= this.maxEntries) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(cacheKey, { token, until: Date.now() + this.ttlMs });
   }
 }

@@ -1,5 +1,6 @@
 import express, { type Request, type Response, type Router } from 'express';
 import { pipeline } from 'node:stream/promises';
+import type { Authenticate } from '../../application/use-cases/authenticate.js';
 import type { GetBook } from '../../application/use-cases/get-book.js';
 import type { GetBookCover } from '../../application/use-cases/get-book-cover.js';
 import type { GetBookFile } from '../../application/use-cases/get-book-file.js';
@@ -11,11 +12,13 @@ import type { LoginUser } from '../../application/use-cases/login-user.js';
 import type { Actor } from '../../domain/actor.js';
 import type { BookSort } from '../../domain/book.js';
 import { NotFoundError, ValidationError } from '../../domain/errors.js';
-import { basicActor } from './basic-auth.js';
+import { BasicAuthenticator } from './basic-auth.js';
 import { acquisitionFeed, entryDocument, navigationFeed, OPDS_RELS, OPDS_TYPES, openSearchDescription, ROOT, shelfItem } from './opds-feeds.js';
 
 export interface OpdsDeps {
   readonly login: LoginUser;
+  /** Re-checks a remembered Basic login like a bearer token (disabled, password changed, roles). */
+  readonly authenticate: Authenticate;
   readonly listBooks: ListBooks;
   readonly getBook: GetBook;
   readonly file: GetBookFile;
@@ -69,8 +72,9 @@ async function stream(req: Request, res: Response, body: () => Promise<AsyncIter
 /** The OPDS 1.2 catalog under /opds, for e-reader apps that speak HTTP Basic but not bearer tokens. */
 export function opdsRouter(deps: OpdsDeps): Router {
   const router = express.Router();
+  const basic = new BasicAuthenticator(deps.login, deps.authenticate);
   router.use(async (req, res, next) => {
-    res.locals['actor'] = await basicActor(deps.login, req, res);
+    res.locals['actor'] = await basic.actor(req, res);
     next();
   });
   const actor = (res: Response): Actor => res.locals['actor'] as Actor;
