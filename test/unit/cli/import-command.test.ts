@@ -34,7 +34,7 @@ afterEach(() => cli.cleanup());
 
 const storedBooks = () => cli.inStore(async (store) => (await store.books.search(aBookQuery())).items);
 
-describe('stacks import <folder> --owner <username>', () => {
+describe('stacks import <folder> --owner <username>', { timeout: 60_000 }, () => {
   it('imports recursively (name order, code-unit sort), skips duplicates by SHA-256, counts a corrupt file as failed and exits 1', async () => {
     const run = await cli.run(['import', folder, '--owner', 'olga']);
     expect(run.code).toBe(1);

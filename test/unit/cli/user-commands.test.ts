@@ -15,7 +15,7 @@ afterEach(() => cli.cleanup());
 
 const user = (name: string) => cli.inStore((store) => store.users.findByUsername(name));
 
-describe('stacks user create', () => {
+describe('stacks user create', { timeout: 60_000 }, () => {
   it('creates a local account with the given roles, even with registration closed, and stores a bcrypt hash', async () => {
     cli.env['REGISTRATION' as keyof typeof cli.env] = 'closed';
     const run = await cli.run(['user', 'create', 'Alice', 'Alice@Example.test', '--password-stdin', '--role', 'admin', '--role', 'reader'], {
@@ -66,7 +66,7 @@ describe('stacks user create', () => {
   });
 });
 
-describe('stacks user roles / reset-password / disable / enable', () => {
+describe('stacks user roles / reset-password / disable / enable', { timeout: 60_000 }, () => {
   beforeEach(async () => {
     await cli.run(['user', 'create', 'root', 'root@example.test', '--password', 'root password', '--role', 'admin']);
     await cli.run(['user', 'create', 'gina', 'gina@example.test', '--password', 'old password']);
