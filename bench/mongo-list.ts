@@ -102,7 +102,7 @@ async function main(): Promise<void> {
       console.info(name, `mongo p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} ms`, `sqlite p50 ${fmt(s.p50)} p99 ${fmt(s.p99)} ms`);
     }
     const body = [
-      `- Server: **${server.name}**${mongoServerKind() === 'congodb' ? ' (in-process JavaScript stand-in that scans every document per query and uses no index, so these figures bound the adapter code, not a MongoDB deployment)' : ''}`,
+      `- Server: **${server.name}**${mongoServerKind() === 'congodb' ? ' (a JavaScript stand-in in its own process that scans every document per query and uses no index, so these figures bound the adapter code, not a MongoDB deployment)' : ''}`,
       `- Data: ${BOOKS.toLocaleString('en-US')} books seeded with a fixed seed (Mongo: \`insertMany\` of ${BATCH} documents, ${fmt(mongoSeedSec, 1)} s; SQLite: one transaction, ${fmt(sqliteSeedSec, 1)} s); timed runs per operation after one warm-up: Mongo ${MONGO_RUNS}, SQLite ${RUNS}; page size 20${MONGO_RUNS < 50 ? ` (with ${MONGO_RUNS} runs the Mongo p99 is the slowest run)` : ''}`,
       '',
       markdownTable(['Operation', 'matches', 'Mongo p50 ms', 'Mongo p99 ms', 'SQLite p50 ms', 'SQLite p99 ms'], rows),
