@@ -7,13 +7,21 @@ import { BOOK_COLUMNS, toBook } from './sqlite-book-rows.js';
 
 /** The FTS5 trigram index answers substrings of at least this many characters; shorter ones scan. */
 const TRIGRAM = 3;
+/** Above this many matches a page is found by walking the sort index, not by sorting every match. */
+const DENSE = 500;
 
 interface Prepared {
-  readonly page: Statement;
+  /** Fetches and sorts every match: cheapest when there are few. */
+  readonly sparse: Statement;
+  /** Walks the sort's covering index and fetches only the page's rows: bounded by the library size. */
+  readonly dense: Statement | null;
   readonly count: Statement;
 }
 
-/** Book search: one pair of prepared statements per query shape, built on first use. */
+/**
+ * Book search: one set of prepared statements per query shape, built on first use. A trigram query
+ * is answered by the FTS5 index alone (a trigram phrase matches exactly the rows holding the substring).
+ */
 export class SqliteBookSearch {
   private readonly shapes = new Map<string, Prepared>();
 
@@ -21,16 +29,18 @@ export class SqliteBookSearch {
 
   run(query: BookQuery): Slice<Book> {
     const q = query.q ? query.q.toLowerCase() : undefined;
-    const indexed = q !== undefined && [...q].length >= TRIGRAM;
     const params: Record<string, unknown> = {};
     const where: string[] = [];
+    let ftsOnly = false;
     if (q !== undefined) {
-      if (indexed) {
+      if ([...q].length >= TRIGRAM) {
         where.push('books.seq IN (SELECT rowid FROM book_search WHERE book_search MATCH @match)');
         params.match = `"${q.replaceAll('"', '""')}"`;
+        ftsOnly = true;
+      } else {
+        where.push("search_text LIKE @like ESCAPE '\\'");
+        params.like = `%${q.replace(/[\\%_]/g, '\\$&')}%`;
       }
-      where.push("search_text LIKE @like ESCAPE '\\'");
-      params.like = `%${q.replace(/[\\%_]/g, '\\$&')}%`;
     }
     if (query.author !== undefined) {
       where.push('books.id IN (SELECT book_id FROM book_authors WHERE name_key = @author)');
@@ -44,19 +54,30 @@ export class SqliteBookSearch {
       where.push('format = @format');
       params.format = query.format;
     }
-    const { page, count } = this.prepared(where, query.sort);
-    const rows = page.all({ ...params, limit: query.pageSize, offset: offsetOf(query) }) as BookRow[];
-    return { items: rows.map(toBook), total: count.get(params) as number };
+    const prepared = this.prepared(where, query.sort, ftsOnly && where.length === 1);
+    const total = prepared.count.get(params) as number;
+    const statement = prepared.dense && (where.length === 0 || total > DENSE) ? prepared.dense : prepared.sparse;
+    const rows = statement.all({ ...params, limit: query.pageSize, offset: offsetOf(query) }) as BookRow[];
+    return { items: rows.map(toBook), total };
   }
 
-  private prepared(where: string[], sort: BookSort): Prepared {
+  private prepared(where: string[], sort: BookSort, ftsOnly: boolean): Prepared {
     const key = `${where.join(' AND ')}|${sort.field}|${sort.descending}`;
     let prepared = this.shapes.get(key);
     if (!prepared) {
       const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
+      const order = orderBy(sort);
+      // Every sort index holds the sort keys, the id and the rowid, so only the format filter needs the row.
+      const indexable = where.every((clause) => !clause.startsWith('format') && !clause.startsWith('search_text'));
       prepared = {
-        page: this.db.prepare(`SELECT ${BOOK_COLUMNS} FROM books ${filter} ORDER BY ${orderBy(sort)} LIMIT @limit OFFSET @offset`),
-        count: this.db.prepare(`SELECT count(*) FROM books ${filter}`).pluck(),
+        sparse: this.db.prepare(`SELECT ${BOOK_COLUMNS} FROM books ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`),
+        dense: indexable
+          ? this.db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE seq IN (SELECT seq FROM books INDEXED BY ${sortIndex(sort)} ${filter}
+              ORDER BY ${order} LIMIT @limit OFFSET @offset) ORDER BY ${order}`)
+          : null,
+        count: ftsOnly
+          ? this.db.prepare('SELECT count(*) FROM book_search WHERE book_search MATCH @match').pluck()
+          : this.db.prepare(`SELECT count(*) FROM books ${filter}`).pluck(),
       };
       this.shapes.set(key, prepared);
     }
@@ -76,5 +97,19 @@ function orderBy(sort: BookSort): string {
       return `created_at ${dir}, books.id ${dir}`;
     case 'published':
       return `published IS NULL, published ${dir}, books.id ${dir}`;
+  }
+}
+
+/** The index (migration 1) whose order is orderBy(sort), read forwards or backwards. */
+function sortIndex(sort: BookSort): string {
+  switch (sort.field) {
+    case 'title':
+      return 'books_title';
+    case 'author':
+      return sort.descending ? 'books_author_desc' : 'books_author_asc';
+    case 'added':
+      return 'books_added';
+    case 'published':
+      return sort.descending ? 'books_published_desc' : 'books_published_asc';
   }
 }
