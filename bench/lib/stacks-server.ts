@@ -54,6 +54,9 @@ export async function buildStacks(): Promise<string> {
 /**
  * Starts `node dist/bootstrap/main.js` on a free loopback port, with a fresh temp DATA_DIR, a random
  * 32-byte JWT secret, production bcrypt cost 10 and LOG_LEVEL=warn; resolves once /readyz answers 200.
+ * The per-address request budgets are raised to their maximum: all load comes from one loopback address,
+ * and the limiter should still run on every request without refusing the benchmark. The login
+ * failure throttle is left as configured.
  */
 export async function startStacks(options: StacksServerOptions = {}): Promise<StacksServer> {
   const port = await freePort();
@@ -68,6 +71,8 @@ export async function startStacks(options: StacksServerOptions = {}): Promise<St
     JWT_SECRET: randomBytes(48).toString('base64url'),
     BCRYPT_COST: '10',
     LOG_LEVEL: 'warn',
+    RATE_LIMIT_PER_MINUTE: '1000000',
+    REGISTER_LIMIT_PER_HOUR: '1000000',
     ...options.env,
   };
   let server: ChildServer;
