@@ -83,6 +83,15 @@ export interface paths {
                     };
                 };
                 /** @description Error */
+                401: {
+                    headers: {
+                        [name: string]: unknown;
+                    };
+                    content: {
+                        "application/problem+json": components["schemas"]["Problem"];
+                    };
+                };
+                /** @description Error */
                 403: {
                     headers: {
                         [name: string]: unknown;
@@ -1176,22 +1185,22 @@ export interface paths {
             };
             requestBody?: never;
             responses: {
-                /** @description The whole file, as an attachment */
+                /** @description The whole file, as an attachment, with its detected media type (EPUB, PDF, MOBI/AZW3, CBZ, FB2, text) */
                 200: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/octet-stream": string;
+                        "*/*": string;
                     };
                 };
-                /** @description One byte range of the file */
+                /** @description One byte range of the file, with the file's media type */
                 206: {
                     headers: {
                         [name: string]: unknown;
                     };
                     content: {
-                        "application/octet-stream": string;
+                        "*/*": string;
                     };
                 };
                 /** @description Not modified (If-None-Match) */
