@@ -92,6 +92,8 @@ const envSchema = z
     CORS_ORIGINS: list.pipe(z.array(z.url({ message: 'must be a comma-separated list of origins' }))),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     TRUST_PROXY: int(0, 0, 10),
+    RATE_LIMIT_PER_MINUTE: int(6000, 0, 1_000_000),
+    REGISTER_LIMIT_PER_HOUR: int(30, 0, 1_000_000),
   })
   .superRefine((env, ctx) => {
     const admin = [env.ADMIN_USERNAME, env.ADMIN_PASSWORD];
@@ -139,6 +141,8 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   readonly logLevel: string;
   readonly trustProxy: number;
+  /** Per-address budgets: requests per minute and registration attempts per hour (0: off). */
+  readonly rateLimits: { readonly perMinute: number; readonly registrationsPerHour: number };
 }
 
 export class ConfigError extends Error {}
@@ -185,6 +189,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: e.CORS_ORIGINS.map((o) => new URL(o).origin),
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
+    rateLimits: { perMinute: e.RATE_LIMIT_PER_MINUTE, registrationsPerHour: e.REGISTER_LIMIT_PER_HOUR },
   };
 }
 

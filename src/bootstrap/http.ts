@@ -17,7 +17,7 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
   const logger = di.resolve<Logger>(T.Logger);
   return {
     logger,
-    settings: { publicUrl: config.publicUrl, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy },
+    settings: { publicUrl: config.publicUrl, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, rateLimits: config.rateLimits },
     authenticate: di.resolve(T.Authenticate),
     routes: [
       ...healthRoutes(di.resolve(T.HealthCheck)),

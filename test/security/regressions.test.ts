@@ -4,6 +4,7 @@ import { bearer, registerUser, startTestApp, type TestApp } from '../support/tes
 import { filePart, multipart, multipartType } from './support/multipart.js';
 import { rawRequest, closeAgent } from './support/raw-http.js';
 import { closeServer, listen } from './support/world.js';
+import { FixedWindowLimiter, addressBucket } from '../../src/adapters/http/rate-limit.js';
 
 let t: TestApp;
 
@@ -73,5 +74,47 @@ describe('fixes found by the security suite', () => {
     const dl = await request(t.app).get(`/api/books/${up.body.id}/file`).set(bearer(s.token));
     expect(dl.headers['content-type']).toMatch(/^text\/plain/);
     expect(Object.keys(doc.paths['/api/books/{id}/file'].get.responses['200'].content)).toEqual(['*/*']);
+  });
+
+  it('RES-02: every address has a request budget per minute; the excess is 429 with Retry-After and the API headers', async () => {
+    const limited = await startTestApp({ RATE_LIMIT_PER_MINUTE: '10' });
+    try {
+      const statuses: number[] = [];
+      let last = await request(limited.app).get('/api/auth/config');
+      for (let i = 0; i < 20; i++) statuses.push((last = await request(limited.app).get('/api/auth/config')).status);
+      expect(statuses.filter((s) => s === 429)).toHaveLength(11);
+      expect(last.body.code).toBe('rate_limited');
+      expect(Number(last.headers['retry-after'])).toBeGreaterThan(0);
+      expect(last.headers['x-content-type-options']).toBe('nosniff');
+      expect((await request(limited.app).get('/healthz')).status).toBe(200);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('AUTH-08: registration attempts per address are capped; no account is created past the cap', async () => {
+    const limited = await startTestApp({ REGISTER_LIMIT_PER_HOUR: '3' });
+    try {
+      const statuses: number[] = [];
+      for (let i = 0; i < 6; i++) {
+        statuses.push((await request(limited.app).post('/api/auth/register').send({ username: `mass${i}`, email: `mass${i}@example.test`, password: 'correct horse battery' })).status);
+      }
+      expect(statuses).toEqual([201, 201, 201, 429, 429, 429]);
+      expect((await request(limited.app).post('/api/auth/login').send({ username: 'mass4', password: 'correct horse battery' })).status).toBe(401);
+    } finally {
+      await limited.close();
+    }
+  });
+
+  it('RES-02: the fixed window resets, and IPv6 addresses share a bucket per /56', () => {
+    let now = 0;
+    const limiter = new FixedWindowLimiter(2, 1000, () => now);
+    expect([limiter.hit('a'), limiter.hit('a'), limiter.hit('a'), limiter.hit('b')]).toEqual([0, 0, 1, 0]);
+    now = 1000;
+    expect(limiter.hit('a')).toBe(0);
+    expect(addressBucket('2001:db8:abcd:12ff::1')).toBe(addressBucket('2001:db8:abcd:1200:ffff::9'));
+    expect(addressBucket('2001:db8:abcd:13ff::1')).not.toBe(addressBucket('2001:db8:abcd:12ff::1'));
+    expect(addressBucket('::ffff:127.0.0.1')).toBe('127.0.0.1');
+    expect(addressBucket('10.0.0.1')).not.toBe(addressBucket('10.0.0.2'));
   });
 });

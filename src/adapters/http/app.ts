@@ -6,6 +6,7 @@ import { bearerAuthenticator } from './bearer.js';
 import { errorHandler, sendProblem } from './error-handler.js';
 import { newRegistry, openApiDocument } from './openapi.js';
 import { requestLog } from './request-log.js';
+import { rateLimits, type RateLimitSettings } from './rate-limit.js';
 import { mountRoute, type AnyRoute } from './route.js';
 import { apiHeaders, corsFor, docsHeaders, noStore } from './security.js';
 
@@ -14,6 +15,8 @@ export interface HttpSettings {
   readonly corsOrigins: readonly string[];
   /** Number of trusted reverse-proxy hops in front of the service (0: none). */
   readonly trustProxy: number;
+  /** Per-address request budgets; none when absent. */
+  readonly rateLimits?: RateLimitSettings;
 }
 
 export interface HttpDeps {
@@ -41,6 +44,7 @@ export function createApp(deps: HttpDeps): Express {
   app.use(requestLog(deps.logger));
   app.use(corsFor(deps.settings.corsOrigins));
   app.use(optionsRefused(deps.routes));
+  if (deps.settings.rateLimits) app.use(rateLimits(deps.settings.rateLimits, refusedWith));
 
   const registry = newRegistry();
   const api = express.Router();
@@ -64,6 +68,9 @@ const swaggerOptions = {
   customSiteTitle: 'Stacks API',
   swaggerOptions: { url: '/openapi.json', persistAuthorization: true, queryConfigEnabled: false },
 };
+
+/** Sends an early refusal through the API headers and the error handler. */
+const refusedWith = (error: Error): RequestHandler => (req, res, next) => apiHeaders(req, res, () => noStore(req, res, () => next(error)));
 
 const routeNotFound: RequestHandler = (req, res) => sendProblem(res, 404, 'route_not_found', `No route ${req.method} ${req.path.slice(0, 200)}.`);
 

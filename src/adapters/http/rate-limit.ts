@@ -1,0 +1,66 @@
+import type { Request, RequestHandler } from 'express';
+import { RateLimitedError } from '../../domain/errors.js';
+
+/** Request budgets per client address; 0 turns a budget off. */
+export interface RateLimitSettings {
+  /** Requests per address per minute, over every route except the health probes. */
+  readonly perMinute: number;
+  /** Registration attempts per address per hour. */
+  readonly registrationsPerHour: number;
+}
+
+/** Fixed-window hit counters per key, kept in this process's memory. */
+export class FixedWindowLimiter {
+  private readonly windows = new Map<string, { start: number; count: number }>();
+
+  constructor(private readonly limit: number, private readonly windowMs: number, private readonly now: () => number = Date.now) {}
+
+  /** Counts one hit; returns the seconds to wait when the key is over its budget, else 0. */
+  hit(key: string): number {
+    const now = this.now();
+    if (this.windows.size > 10_000) this.sweep(now);
+    let w = this.windows.get(key);
+    if (!w || now - w.start >= this.windowMs) {
+      w = { start: now, count: 0 };
+      this.windows.set(key, w);
+    }
+    w.count += 1;
+    return w.count > this.limit ? Math.max(1, Math.ceil((w.start + this.windowMs - now) / 1000)) : 0;
+  }
+
+  private sweep(now: number): void {
+    for (const [key, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(key);
+  }
+}
+
+/** The bucket of an address: IPv4 as is, IPv6 by its /56 prefix (one customer's network). */
+export function addressBucket(ip: string | undefined): string {
+  const address = (ip ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
+  if (!address.includes(':')) return address;
+  const [head = '', tail = ''] = address.split('::');
+  const left = head ? head.split(':') : [];
+  const right = tail ? tail.split(':') : [];
+  const groups = address.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
+  const hex = groups.map((g) => g.padStart(4, '0')).join('');
+  return `${hex.slice(0, 14)}::/56`;
+}
+
+const HEALTH = new Set(['/healthz', '/readyz']);
+
+/**
+ * Per-address budgets (RES-02, AUTH-08): every request counts against the minute budget, and
+ * registration attempts also against the hourly one. Over budget is 429 with Retry-After;
+ * `refuse` adds the response headers and hands the error on.
+ */
+export function rateLimits(settings: RateLimitSettings, refuse: (error: RateLimitedError) => RequestHandler): RequestHandler {
+  const perMinute = settings.perMinute > 0 ? new FixedWindowLimiter(settings.perMinute, 60_000) : null;
+  const registrations = settings.registrationsPerHour > 0 ? new FixedWindowLimiter(settings.registrationsPerHour, 3_600_000) : null;
+  const isRegistration = (req: Request) => req.method === 'POST' && req.path.replace(/\/+$/, '') === '/api/auth/register';
+  return (req, res, next) => {
+    if (HEALTH.has(req.path)) return next();
+    const key = addressBucket(req.ip);
+    const wait = Math.max(perMinute?.hit(key) ?? 0, registrations && isRegistration(req) ? registrations.hit(key) : 0);
+    if (wait === 0) return next();
+    refuse(new RateLimitedError(wait, 'Too many requests from this address. Try again later.'))(req, res, next);
+  };
+}
