@@ -117,4 +117,11 @@ describe('fixes found by the security suite', () => {
     expect(addressBucket('::ffff:127.0.0.1')).toBe('127.0.0.1');
     expect(addressBucket('10.0.0.1')).not.toBe(addressBucket('10.0.0.2'));
   });
+
+  it('RES-02: every operation but the health probes documents the 429 the rate limit can give', async () => {
+    const doc = (await request(t.app).get('/openapi.json')).body as { paths: Record<string, Record<string, { responses: object }>> };
+    const missing = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops)
+      .filter(([, op]) => !['/healthz', '/readyz'].includes(path) && !('429' in op.responses)).map(([m]) => `${m} ${path}`));
+    expect(missing).toEqual([]);
+  });
 });
