@@ -1,5 +1,14 @@
 /** Piscina worker: bcrypt work off the main event loop. */
+import { setPriority } from 'node:os';
 import bcrypt from 'bcryptjs';
+
+// On Linux this lowers only this worker thread, so request handling on the main thread wins the CPU
+// during a login burst; where that is not permitted the default priority stays.
+try {
+  setPriority(10);
+} catch {
+  // keep the default priority
+}
 
 export type BcryptTask =
   | { readonly op: 'hash'; readonly password: string; readonly cost: number }

@@ -1,3 +1,4 @@
+import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Clock, IdGenerator, IssuedToken, TokenClaims, TokenService } from '../../application/ports.js';
 import { AuthenticationError } from '../../domain/errors.js';
@@ -28,12 +29,15 @@ function invalidToken(): AuthenticationError {
 export class JwtTokenService implements TokenService {
   private readonly issuer: string;
   private readonly audience: string;
+  /** A KeyObject, not the string: given a string, jsonwebtoken first tries it as a public key on every call. */
+  private readonly key: KeyObject;
 
   constructor(private readonly options: JwtTokenServiceOptions) {
     if (Buffer.byteLength(options.secret) < MIN_SECRET_BYTES) throw new Error('JWT secret must be at least 32 bytes');
     if (!Number.isSafeInteger(options.expiresInSeconds) || options.expiresInSeconds <= 0) {
       throw new Error('JWT lifetime must be a positive whole number of seconds');
     }
+    this.key = createSecretKey(Buffer.from(options.secret, 'utf8'));
     this.issuer = options.issuer ?? 'stacks';
     this.audience = options.audience ?? 'stacks';
   }
@@ -43,7 +47,7 @@ export class JwtTokenService implements TokenService {
     const jti = this.options.ids.next();
     const expiresIn = this.options.expiresInSeconds;
     const payload = { sub: user.id, jti, tv: user.tokenVersion, iat, exp: iat + expiresIn, iss: this.issuer, aud: this.audience };
-    const token = jwt.sign(payload, this.options.secret, { algorithm: ALGORITHM, header: { alg: ALGORITHM, typ: 'JWT' } });
+    const token = jwt.sign(payload, this.key, { algorithm: ALGORITHM, header: { alg: ALGORITHM, typ: 'JWT' } });
     return { token, jti, expiresIn };
   }
 
@@ -52,7 +56,7 @@ export class JwtTokenService implements TokenService {
     const now = this.nowSeconds();
     let payload: unknown;
     try {
-      payload = jwt.verify(token, this.options.secret, {
+      payload = jwt.verify(token, this.key, {
         algorithms: [ALGORITHM],
         issuer: this.issuer,
         audience: this.audience,
