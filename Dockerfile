@@ -1,6 +1,7 @@
 # syntax=docker/dockerfile:1
 # Stacks: build with dev dependencies, run with production ones only, as a non-root user.
-ARG NODE_IMAGE=node:20-bookworm-slim
+# Node 22 LTS: Node 20 is past end of life (Stacks still runs on >= 20.19).
+ARG NODE_IMAGE=node:22-bookworm-slim
 
 FROM ${NODE_IMAGE} AS toolchain
 # better-sqlite3 compiles its native module when no prebuilt binary can be fetched.
