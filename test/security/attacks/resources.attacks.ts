@@ -1,0 +1,109 @@
+import { connect, type Socket } from 'node:net';
+import { pino } from 'pino';
+import request from 'supertest';
+import { loadConfig } from '../../../src/bootstrap/config.js';
+import { startStacks } from '../../../src/bootstrap/server.js';
+import { TEST_JWT_SECRET, registerUser } from '../../support/test-app.js';
+import { attack, isProblem, verdict, type Attack, type Seen } from '../support/outcome.js';
+import { otherApp, type World } from '../support/world.js';
+import { belowMinimum, installedPackages, nonRegistrySources } from '../support/versions.js';
+
+const percentile = (xs: number[], p: number) => [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * p))]!;
+
+async function latencies(url: string, n: number): Promise<number[]> {
+  const out: number[] = [];
+  for (let i = 0; i < n; i++) {
+    const s = performance.now();
+    await (await fetch(`${url}/healthz`)).text();
+    out.push(performance.now() - s);
+  }
+  return out;
+}
+
+const closedWithin = (sockets: Socket[], ms: number) => new Promise<number>((resolve) => {
+  const timer = setTimeout(() => resolve(sockets.filter((s) => !s.destroyed && !s.closed).length), ms);
+  let open = sockets.length;
+  for (const s of sockets) s.once('close', () => { open -= 1; if (open === 0) { clearTimeout(timer); resolve(0); } });
+});
+
+export const resourceAttacks: Attack[] = [
+  attack('RES-01', 'slowloris', '300 slowloris sockets: normal p99 under 200 ms; keep-alive idlers closed by the server; timeouts set', async () => {
+    const config = loadConfig({ PORT: '0', HOST: '127.0.0.1', DATABASE_URL: 'memory:', JWT_SECRET: TEST_JWT_SECRET, BCRYPT_COST: '4', LOG_LEVEL: 'silent' });
+    const running = await startStacks(config, pino({ level: 'silent' }));
+    const url = `http://127.0.0.1:${running.port}`;
+    const slow: Socket[] = [];
+    try {
+      const baseline = percentile(await latencies(url, 30), 0.99);
+      for (let i = 0; i < 300; i++) {
+        const s = connect(running.port, '127.0.0.1');
+        s.on('error', () => undefined);
+        s.write('GET /healthz HTTP/1.1\r\nHost: x\r\nX-Slow: ');
+        slow.push(s);
+      }
+      const drip = setInterval(() => { for (const s of slow) if (!s.destroyed) s.write('a'); }, 1000);
+      await new Promise((r) => setTimeout(r, 500));
+      const p99 = percentile(await latencies(url, 100), 0.99);
+      clearInterval(drip);
+      const idlers: Socket[] = [];
+      for (let i = 0; i < 20; i++) {
+        const s = connect(running.port, '127.0.0.1');
+        s.on('error', () => undefined);
+        s.on('data', () => undefined);
+        s.write('GET /healthz HTTP/1.1\r\nHost: x\r\nConnection: keep-alive\r\n\r\n');
+        idlers.push(s);
+      }
+      const stillOpen = await closedWithin(idlers, running.server.keepAliveTimeout + 2000);
+      const s = running.server;
+      const timeoutsSet = s.headersTimeout > 0 && s.headersTimeout <= 60_000 && s.requestTimeout > 0 && s.keepAliveTimeout > 0 && s.keepAliveTimeout <= 10_000;
+      return verdict({ status: 200, headers: {} }, p99 < 200 && stillOpen === 0 && timeoutsSet,
+        `baseline p99 ${baseline.toFixed(1)} ms, under attack p99 ${p99.toFixed(1)} ms, idlers left open ${stillOpen}, headersTimeout ${s.headersTimeout}`);
+    } finally {
+      for (const s of slow) s.destroy();
+      running.server.closeAllConnections();
+      await new Promise<void>((r) => running.server.close(() => r()));
+      await running.close();
+    }
+  }, 30_000),
+  attack('RES-02', 'per-address-limit', 'twice the per-address limit in one window: the excess gets 429 with Retry-After', async () => {
+    const other = await otherApp({ DATABASE_URL: 'memory:', RATE_LIMIT_PER_MINUTE: '20' });
+    try {
+      const seen: Seen[] = [];
+      for (let i = 0; i < 40; i++) seen.push(await request(other.app).get('/api/auth/config'));
+      const limited = seen.filter((r) => r.status === 429);
+      const health = await request(other.app).get('/healthz');
+      return verdict([...seen.filter((r) => r.status !== 429 && r.status !== 200), health],
+        limited.length === 20 && limited.every((r) => isProblem(r, 429) && Number(r.headers['retry-after']) > 0) && health.status === 200, `429s: ${limited.length}`);
+    } finally {
+      await other.close();
+    }
+  }),
+  attack('AUTH-08', 'registration-throttle', 'mass sign-up from one address: 429 after the limit and no account after it', async () => {
+    const other = await otherApp({ DATABASE_URL: 'memory:', REGISTER_LIMIT_PER_HOUR: '5' });
+    try {
+      const seen: Seen[] = [];
+      for (let i = 0; i < 15; i++) {
+        seen.push(await request(other.app).post('/api/auth/register').send({ username: `mass${i}`, email: `mass${i}@example.test`, password: 'correct horse battery' }));
+      }
+      const created = seen.filter((r) => r.status === 201).length;
+      const after = await request(other.app).post('/api/auth/login').send({ username: 'mass10', password: 'correct horse battery' });
+      return verdict([...seen, after], created === 5 && seen.slice(5).every((r) => isProblem(r, 429)) && isProblem(after, 401), `created ${created}`);
+    } finally {
+      await other.close();
+    }
+  }),
+  attack('RES-03', 'login-flood', 'a flood of throttled logins is refused before hashing and reads stay fast', async (w: World) => {
+    const victim = await registerUser(w.t.app, `flooded${Date.now() % 100_000}`);
+    for (let i = 0; i < 10; i++) await w.api().post('/api/auth/login').send({ username: victim.user.username, password: `bad ${i}` });
+    const baseline = percentile(await latencies(w.url, 40), 0.99);
+    const flood = Promise.all(Array.from({ length: 100 }, () => w.api().post('/api/auth/login').send({ username: victim.user.username, password: 'still wrong' })));
+    const during = percentile(await latencies(w.url, 40), 0.99);
+    const answers = await flood;
+    return verdict(answers.slice(-1), answers.every((r) => r.status === 429) && during < Math.max(3 * baseline, 50),
+      `read p99 ${baseline.toFixed(1)} → ${during.toFixed(1)} ms`);
+  }, 30_000),
+  attack('RES-04', 'dependency-minimums', 'no installed package below the section 4 minimum; every lockfile entry from the registry', async () => {
+    const below = belowMinimum(installedPackages());
+    const foreign = nonRegistrySources();
+    return verdict({ status: 200, headers: {} }, below.length === 0 && foreign.length === 0, [...below, ...foreign].join('; '));
+  }, 60_000),
+];
