@@ -67,18 +67,20 @@ async function main(): Promise<void> {
     const before = { rss: await rssBytes(stacks.pid), fds: await fdCount(stacks.pid), at: Date.now() };
     const windows: (string | number)[][] = [];
     let errors = 0, non2xx = 0, sent = 0;
+    const errorKinds: Record<string, number> = {};
     const all: number[] = [];
     const windowMs = Math.min(60_000, minutes * 60_000);
     for (let w = 0; w * windowMs < minutes * 60_000; w++) {
       const r = await runPaced({ rate, durationMs: windowMs, next: mix(stacks.url, token, ids, shelf.id, `w${w}`) });
       const bad = Object.entries(r.statusCodes).filter(([code]) => !code.startsWith('2')).reduce((s, [, n]) => s + n, 0);
       errors += r.errors + r.skipped;
+      for (const [kind, n] of Object.entries(r.errorKinds)) errorKinds[kind] = (errorKinds[kind] ?? 0) + n;
       non2xx += bad;
       sent += r.sent;
       all.push(...r.samples);
       const rss = await rssBytes(stacks.pid);
       windows.push([w + 1, r.sent, fmt(r.achievedRate, 0), fmt(r.latency.p50), fmt(r.latency.p99), r.errors + r.skipped + bad, mib(rss), await fdCount(stacks.pid)]);
-      log(`window ${w + 1}: p99 ${fmt(r.latency.p99)} ms, RSS ${mib(rss)} MiB, errors ${r.errors + r.skipped + bad} ${JSON.stringify(r.statusCodes)}`);
+      log(`window ${w + 1}: p99 ${fmt(r.latency.p99)} ms, RSS ${mib(rss)} MiB, errors ${r.errors + r.skipped + bad} ${JSON.stringify(r.statusCodes)} ${JSON.stringify(r.errorKinds)}`);
     }
     const duringEnd = Date.now();
     await sleep(6_000);
@@ -95,7 +97,7 @@ async function main(): Promise<void> {
       markdownTable(['window', 'requests', 'req/s', 'p50 ms', 'p99 ms', 'errors + non-2xx', 'RSS MiB', 'open fds'], windows),
       '',
       markdownTable(['measure', 'value', 'target'], [
-        ['requests / errors + non-2xx', `${sent} / ${errors + non2xx}`, '0 errors'],
+        ['requests / errors + non-2xx', `${sent} / ${errors + non2xx} ${JSON.stringify(errorKinds)}`, '0 errors'],
         ['latency p50 / p99 over the run', `${fmt(lat.p50)} / ${fmt(lat.p99)} ms`, '-'],
         ['RSS after warm-up → 6 s after the load', `${mib(before.rss)} → ${mib(after.rss)} MiB (${fmt(growth, 1)}%)`, '< 10% growth'],
         ['open fds before → 6 s after the load', `${before.fds} → ${after.fds}`, 'back to baseline'],
