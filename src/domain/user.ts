@@ -40,3 +40,29 @@ export function usernameKey(username: string): string {
 export function passwordByteLength(password: string): number {
   return new TextEncoder().encode(password).length;
 }
+
+export interface NewLocalUser {
+  readonly id: string;
+  readonly username: string;
+  readonly email: string;
+  readonly passwordHash: string;
+  readonly roles: readonly RoleName[];
+  readonly now: Date;
+}
+
+/** A new, enabled password account: e-mail normalised, roles without repeats. */
+export function newLocalUser(input: NewLocalUser): User {
+  return {
+    id: input.id,
+    username: input.username,
+    email: normalizeEmail(input.email),
+    passwordHash: input.passwordHash,
+    roles: [...new Set(input.roles)],
+    authProvider: 'local',
+    oidc: null,
+    disabled: false,
+    tokenVersion: 0,
+    createdAt: input.now,
+    updatedAt: input.now,
+  };
+}

@@ -1,17 +1,8 @@
 import type { BookMetadata } from '../../domain/book.js';
+import { BOOK_FIELD_LIMITS } from '../../domain/book-metadata.js';
 
-/** Length caps for strings read from untrusted files (UP-11). */
-export const FIELD_LIMITS = {
-  title: 500,
-  author: 200,
-  authors: 50,
-  description: 10_000,
-  publisher: 300,
-  language: 35,
-  tag: 100,
-  tags: 100,
-  series: 300,
-} as const;
+/** Length caps for strings read from untrusted files (UP-11): the domain's field limits. */
+export const FIELD_LIMITS = BOOK_FIELD_LIMITS;
 
 /** What a format reader found, before capping; every value is still untrusted. */
 export interface RawMetadata {

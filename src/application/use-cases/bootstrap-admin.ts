@@ -1,4 +1,4 @@
-import { normalizeEmail, usernameKey, type User } from '../../domain/user.js';
+import { newLocalUser, usernameKey, type User } from '../../domain/user.js';
 import type { Clock, IdGenerator, PasswordHasher, UserRepository } from '../ports.js';
 import { assertAcceptablePassword } from './password-rules.js';
 
@@ -20,20 +20,14 @@ export class BootstrapAdmin {
   async execute(account: AdminAccount): Promise<User | null> {
     if (await this.users.findByUsername(usernameKey(account.username))) return null;
     assertAcceptablePassword(account.password, 'ADMIN_PASSWORD');
-    const now = this.clock.now();
-    const user: User = {
+    const user = newLocalUser({
       id: this.ids.next(),
       username: account.username,
-      email: normalizeEmail(account.email ?? `${account.username}@localhost`),
+      email: account.email ?? `${account.username}@localhost`,
       passwordHash: await this.hasher.hash(account.password),
       roles: ['admin'],
-      authProvider: 'local',
-      oidc: null,
-      disabled: false,
-      tokenVersion: 0,
-      createdAt: now,
-      updatedAt: now,
-    };
+      now: this.clock.now(),
+    });
     await this.users.create(user);
     return user;
   }

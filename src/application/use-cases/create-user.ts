@@ -2,7 +2,7 @@ import type { Actor } from '../../domain/actor.js';
 import { PermissionDeniedError, ValidationError } from '../../domain/errors.js';
 import type { RoleName } from '../../domain/permissions.js';
 import { canManageUsers } from '../../domain/policies.js';
-import { normalizeEmail, USERNAME_PATTERN, type User } from '../../domain/user.js';
+import { newLocalUser, USERNAME_PATTERN, type User } from '../../domain/user.js';
 import type { Clock, IdGenerator, PasswordHasher, UserRepository } from '../ports.js';
 import { assertAcceptablePassword } from './password-rules.js';
 
@@ -36,20 +36,14 @@ export class CreateUser {
     ].map((p) => ({ location: 'body' as const, ...p }));
     if (problems.length > 0) throw new ValidationError('The account details are invalid.', problems);
     assertAcceptablePassword(input.password, 'password');
-    const now = this.clock.now();
-    const user: User = {
+    const user = newLocalUser({
       id: this.ids.next(),
       username: input.username,
-      email: normalizeEmail(input.email),
+      email: input.email,
       passwordHash: await this.hasher.hash(input.password),
-      roles: [...new Set(input.roles)],
-      authProvider: 'local',
-      oidc: null,
-      disabled: false,
-      tokenVersion: 0,
-      createdAt: now,
-      updatedAt: now,
-    };
+      roles: input.roles,
+      now: this.clock.now(),
+    });
     await this.users.create(user);
     return user;
   }

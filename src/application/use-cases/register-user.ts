@@ -1,6 +1,6 @@
 import { PermissionDeniedError } from '../../domain/errors.js';
 import type { RoleName } from '../../domain/permissions.js';
-import { normalizeEmail, type User } from '../../domain/user.js';
+import { newLocalUser, type User } from '../../domain/user.js';
 import type { Clock, IdGenerator, IssuedToken, PasswordHasher, TokenService, UserRepository } from '../ports.js';
 import { assertAcceptablePassword } from './password-rules.js';
 
@@ -34,21 +34,15 @@ export class RegisterUser {
     if (!this.settings.registrationOpen) throw new PermissionDeniedError('Registration is closed.', 'registration_closed');
     assertAcceptablePassword(input.password, 'password');
     const passwordHash = await this.hasher.hash(input.password);
-    const now = this.clock.now();
     const first = this.settings.firstUserBecomesAdmin && (await this.users.count()) === 0;
-    let user: User = {
+    let user = newLocalUser({
       id: this.ids.next(),
       username: input.username,
-      email: normalizeEmail(input.email),
+      email: input.email,
       passwordHash,
       roles: [first ? 'admin' : this.settings.defaultRole],
-      authProvider: 'local',
-      oidc: null,
-      disabled: false,
-      tokenVersion: 0,
-      createdAt: now,
-      updatedAt: now,
-    };
+      now: this.clock.now(),
+    });
     await this.users.create(user);
     if (first) user = await this.demoteUnlessFirst(user);
     return { user, token: this.tokens.issue(user) };
