@@ -26,6 +26,8 @@ afterAll(async () => {
     + `${all.filter((o) => o.fiveXx).length} answered 5xx, ${all.filter((o) => o.stackTrace).length} stack traces, `
     + `server ${all.every((o) => o.alive) ? 'alive after each' : `down after ${all.filter((o) => !o.alive).length}`}`;
   console.log(line);
+  const measured = [...outcomes].filter(([id]) => /^(AUTH-05|AUTH-06\.thousand|RES-0[13]|UP-01|UP-04|UP-07|UP-10)/.test(id));
+  console.log(`SECURITY: measured: ${measured.map(([id, o]) => `${id} (${o.note})`).join('; ')}`);
   console.log(`SECURITY: not applicable here: ${PARTS_NOT_APPLICABLE.join('; ')}`);
   await closeOidc();
   await world.close();

@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import type { ContainerOverrides } from '../../../src/bootstrap/container.js';
 import { upload } from '../../support/books.js';
+import { buildEpub, buildPdf } from '../../support/fixtures/index.js';
 import { FakeClock, bearer, registerUser, startTestApp, type Session, type TestApp } from '../../support/test-app.js';
 
 /** The catalogue's shared service: the embedded (SQLite) store in a temp DATA_DIR, on a real socket. */
@@ -72,6 +73,11 @@ export async function createWorld(env: Record<string, string> = {}): Promise<Wor
     if (res.status !== 201) throw new Error(`shelf: ${res.status} ${res.text}`);
     return res.body.id as string;
   };
+  // Start the metadata workers (pdf.js and the ZIP readers) first, so the RSS bounds measure requests, not thread start-up.
+  for (const [bytes, name] of [[buildPdf({ info: { Title: 'Warm-up' } }), 'warm.pdf'], [await buildEpub({ title: 'Warm-up' }), 'warm.epub']] as const) {
+    const res = await upload(t.app, admin, bytes, name);
+    await api().delete(`/api/books/${res.body.id}`).set(bearer(admin.token));
+  }
   const aliceBook = await bookOf(alice, 'Alice private notes');
   const bobBook = await bookOf(bob, 'Bob book');
   const ids = {
