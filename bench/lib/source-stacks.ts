@@ -22,7 +22,7 @@ export function stacksArgs(source: StacksSource): string[] {
   return source === 'dist' ? ['dist/bootstrap/main.js'] : ['--import', 'tsx', 'src/bootstrap/main.ts'];
 }
 
-/** Starts Stacks on `dataDir` (embedded SQLite store, bcrypt cost 4) and waits for /readyz 200. */
+/** Starts Stacks on `dataDir` (embedded SQLite store, bcrypt cost 4, per-address limits raised) and waits for /readyz 200. */
 export async function startStacksOn(options: StacksOnOptions): Promise<StacksProcess> {
   const port = await freePort();
   const server = await startChildServer({
@@ -38,6 +38,9 @@ export async function startStacksOn(options: StacksOnOptions): Promise<StacksPro
       JWT_SECRET: options.jwtSecret,
       BCRYPT_COST: '4',
       LOG_LEVEL: 'warn',
+      // All load comes from loopback: the per-address budgets would only measure themselves.
+      RATE_LIMIT_PER_MINUTE: '1000000',
+      REGISTER_LIMIT_PER_HOUR: '1000000',
       ...options.env,
     },
     port,
