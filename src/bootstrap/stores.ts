@@ -9,7 +9,6 @@ import type {
 } from '../application/ports.js';
 import { createMemoryStore } from '../adapters/memory/memory-store.js';
 import type { GridFsBlobStore } from '../adapters/mongo/grid-fs-blob-store.js';
-import { createMongoStore } from '../adapters/mongo/mongo-store.js';
 import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
 import type { StoreConfig } from './config.js';
 
@@ -33,7 +32,10 @@ export async function openStores(config: StoreConfig): Promise<Stores> {
       return createMemoryStore();
     case 'sqlite':
       return createSqliteStore(config.dataDir);
-    case 'mongo':
+    case 'mongo': {
+      // Loaded only here, so the embedded store never pays for the MongoDB driver at start-up.
+      const { createMongoStore } = await import('../adapters/mongo/mongo-store.js');
       return createMongoStore(config.url);
+    }
   }
 }

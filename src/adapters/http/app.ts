@@ -50,9 +50,11 @@ export function createApp(deps: HttpDeps): Express {
   const api = express.Router();
   const authenticate = bearerAuthenticator(deps.authenticate);
   for (const spec of deps.routes) mountRoute(api, registry, spec, authenticate);
-  const document = openApiDocument(registry, deps.settings.publicUrl);
+  // Generated on the first request, not at start-up (it is the slowest part of building the app).
+  let document: ReturnType<typeof openApiDocument> | undefined;
 
   app.get('/openapi.json', apiHeaders, (_req, res) => {
+    document ??= openApiDocument(registry, deps.settings.publicUrl);
     res.json(document);
   });
   app.use('/docs', docsHeaders, swaggerUi.serveFiles(undefined, swaggerOptions), swaggerUi.setup(undefined, swaggerOptions));
