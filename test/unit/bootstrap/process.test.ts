@@ -20,6 +20,7 @@ function start(env: Record<string, string>) {
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
   const listening = new Promise<number>((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start within 15 s:\n${out}`)), 15_000);
+    child.on('exit', () => clearTimeout(timer));
     child.stdout!.on('data', () => {
       const m = /"port":(\d+)/.exec(out);
       if (m && out.includes('Stacks is listening')) {
