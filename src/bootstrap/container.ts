@@ -5,7 +5,6 @@ import type { Clock, IdGenerator, PasswordHasher, TokenService } from '../applic
 import { Authenticate } from '../application/use-cases/authenticate.js';
 import { BootstrapAdmin } from '../application/use-cases/bootstrap-admin.js';
 import { ChangePassword } from '../application/use-cases/change-password.js';
-import { GetCurrentUser } from '../application/use-cases/get-current-user.js';
 import { ListRoles } from '../application/use-cases/list-roles.js';
 import { LoginUser, type LoginPolicies } from '../application/use-cases/login-user.js';
 import { Logout } from '../application/use-cases/logout.js';
@@ -97,7 +96,6 @@ function registerIdentityUseCases(di: DependencyContainer, config: Config, polic
     }));
   singleton(di, T.LoginUser, (c) => new LoginUser(users(c), hasher(c), tokens(c), stores(c).throttle, clock(c), policies, config.localLogin));
   singleton(di, T.Authenticate, (c) => new Authenticate(tokens(c), stores(c).revocations, users(c)));
-  singleton(di, T.GetCurrentUser, (c) => new GetCurrentUser(users(c)));
   singleton(di, T.Logout, (c) => new Logout(stores(c).revocations));
   singleton(di, T.ChangePassword, (c) => new ChangePassword(users(c), hasher(c), clock(c)));
   singleton(di, T.ListUsers, (c) => new ListUsers(users(c)));

@@ -24,7 +24,6 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
       ...identityRoutes({
         register: di.resolve(T.RegisterUser),
         login: di.resolve(T.LoginUser),
-        currentUser: di.resolve(T.GetCurrentUser),
         logout: di.resolve(T.Logout),
         changePassword: di.resolve(T.ChangePassword),
         authConfig: {

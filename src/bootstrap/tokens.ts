@@ -16,7 +16,6 @@ export const TOKENS = {
   RegisterUser: Symbol('RegisterUser'),
   LoginUser: Symbol('LoginUser'),
   Authenticate: Symbol('Authenticate'),
-  GetCurrentUser: Symbol('GetCurrentUser'),
   Logout: Symbol('Logout'),
   ChangePassword: Symbol('ChangePassword'),
   ListUsers: Symbol('ListUsers'),

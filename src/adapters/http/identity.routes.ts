@@ -1,5 +1,4 @@
 import type { ChangePassword } from '../../application/use-cases/change-password.js';
-import type { GetCurrentUser } from '../../application/use-cases/get-current-user.js';
 import type { LoginUser } from '../../application/use-cases/login-user.js';
 import type { Logout } from '../../application/use-cases/logout.js';
 import type { RegisterUser } from '../../application/use-cases/register-user.js';
@@ -11,7 +10,6 @@ import { AuthConfigSchema, ChangePasswordBody, LoginBody, RegisterBody, TokenRes
 export interface IdentityDeps {
   readonly register: RegisterUser;
   readonly login: LoginUser;
-  readonly currentUser: GetCurrentUser;
   readonly logout: Logout;
   readonly changePassword: ChangePassword;
   readonly authConfig: { registration_enabled: boolean; local_login_enabled: boolean; oidc_enabled: boolean };
@@ -52,7 +50,8 @@ export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
       method: 'get', path: '/api/auth/me', summary: 'The signed-in user', tag, auth: true,
       responses: { 200: { description: 'The user', schema: UserSchema } },
       async handle({ auth, res }) {
-        res.json(presentUser(await deps.currentUser.execute(auth.actor)));
+        // Authenticate has just read this user from the store for this request (no second read).
+        res.json(presentUser(auth.user));
       },
     }),
     route({
