@@ -55,8 +55,6 @@ export interface BookRepository {
   /** The given ids that name stored books; reads no book rows, so it stays cheap for 10,000 ids. */
   existingIds(ids: readonly string[]): Promise<ReadonlySet<string>>;
   search(query: BookQuery): Promise<Slice<Book>>;
-  /** Whether a record with this id exists (used by the start-up reconciler). */
-  exists(id: string): Promise<boolean>;
 }
 
 export interface ShelfRepository {

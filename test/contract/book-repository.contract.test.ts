@@ -33,7 +33,7 @@ function bookRepositoryContract(factory: StoreFactory): void {
       await books().create(other);
       expect(await books().findById(book.id)).toEqual(book);
       expect(await books().findBySha256(book.sha256)).toEqual(book);
-      expect(await books().exists(book.id)).toBe(true);
+      expect((await books().existingIds([book.id])).has(book.id)).toBe(true);
       const found = await books().findByIds([other.id, 'missing', book.id, book.id]);
       expect(found.sort((a, b) => a.id.localeCompare(b.id))).toEqual([book, other].sort((a, b) => a.id.localeCompare(b.id)));
     });
@@ -53,7 +53,7 @@ function bookRepositoryContract(factory: StoreFactory): void {
       await books().create(aBook());
       expect(await books().findById('missing')).toBeNull();
       expect(await books().findBySha256('f'.repeat(64))).toBeNull();
-      expect(await books().exists('missing')).toBe(false);
+      expect((await books().existingIds(['missing'])).has('missing')).toBe(false);
       expect(await books().findByIds([])).toEqual([]);
       expect(await books().findByIds(['missing'])).toEqual([]);
       expect(await books().delete('missing')).toBe(false);
@@ -86,7 +86,7 @@ function bookRepositoryContract(factory: StoreFactory): void {
 
     it('does not create a book when updating an unknown id', async () => {
       await books().update(aBook({ id: 'ghost' }));
-      expect(await books().exists('ghost')).toBe(false);
+      expect((await books().existingIds(['ghost'])).has('ghost')).toBe(false);
     });
 
     it('deletes a book, which then no longer turns up anywhere', async () => {

@@ -1,6 +1,6 @@
 import type { CreateUser } from '../../application/use-cases/create-user.js';
 import type { FindUserByUsername } from '../../application/use-cases/find-user-by-username.js';
-import type { UpdateUser } from '../../application/use-cases/manage-users.js';
+import type { UpdateUser } from '../../application/use-cases/update-user.js';
 import type { ResetPassword } from '../../application/use-cases/reset-password.js';
 import type { UploadBook } from '../../application/use-cases/upload-book.js';
 import { actorFor, type Actor } from '../../domain/actor.js';
@@ -42,7 +42,7 @@ async function execute(command: Command, deps: CliDeps, io: CliIo): Promise<numb
     }
     case 'user-roles': {
       const user = await deps.findUser.execute(OPERATOR, command.username);
-      say(io.stdout, `updated ${describe(await deps.updateUser.execute(OPERATOR, user.id, { roles: command.roles }))}`);
+      say(io.stdout, `updated ${describe(await deps.updateUser.execute(OPERATOR, { id: user.id, roles: command.roles }))}`);
       return EXIT_OK;
     }
     case 'user-reset-password': {
@@ -55,7 +55,7 @@ async function execute(command: Command, deps: CliDeps, io: CliIo): Promise<numb
     case 'user-disable':
     case 'user-enable': {
       const user = await deps.findUser.execute(OPERATOR, command.username);
-      const updated = await deps.updateUser.execute(OPERATOR, user.id, { disabled: command.name === 'user-disable' });
+      const updated = await deps.updateUser.execute(OPERATOR, { id: user.id, disabled: command.name === 'user-disable' });
       say(io.stdout, `updated ${describe(updated)}`);
       return EXIT_OK;
     }

@@ -1,5 +1,8 @@
 import type { ListRoles } from '../../application/use-cases/list-roles.js';
-import type { DeleteUser, GetUser, ListUsers, UpdateUser } from '../../application/use-cases/manage-users.js';
+import type { DeleteUser } from '../../application/use-cases/delete-user.js';
+import type { GetUser } from '../../application/use-cases/get-user.js';
+import type { ListUsers } from '../../application/use-cases/list-users.js';
+import type { UpdateUser } from '../../application/use-cases/update-user.js';
 import type { RoleName } from '../../domain/permissions.js';
 import { presentManagedUser } from './presenters/user-presenter.js';
 import { route, type AnyRoute } from './route.js';
@@ -43,7 +46,8 @@ export function userRoutes(deps: UserAdminDeps): AnyRoute[] {
       responses: { 200: { description: 'The updated account', schema: ManagedUserSchema } },
       errors: [403, 404, 409],
       async handle({ auth, params, body, res }) {
-        const user = await deps.update.execute(auth.actor, params.id, {
+        const user = await deps.update.execute(auth.actor, {
+          id: params.id,
           ...(body.roles ? { roles: body.roles as RoleName[] } : {}),
           ...(body.disabled !== undefined ? { disabled: body.disabled } : {}),
         });

@@ -56,10 +56,6 @@ export class InMemoryBookRepository implements BookRepository {
     return { items: matches.slice(start, start + query.pageSize).map(copy), total: matches.length };
   }
 
-  async exists(id: string): Promise<boolean> {
-    return this.db.books.has(id);
-  }
-
   private assertUniqueSha(book: Book): void {
     const other = [...this.db.books.values()].find((b) => b.sha256 === book.sha256 && b.id !== book.id);
     if (other) {

@@ -75,10 +75,6 @@ export class MongoBookRepository implements BookRepository {
     return { items: documents.map(toBook), total };
   }
 
-  async exists(id: string): Promise<boolean> {
-    return (await this.books.countDocuments({ _id: String(id) }, { limit: 1 })) > 0;
-  }
-
   private async rethrow(error: unknown, book: Book): Promise<never> {
     if (!isDuplicateKey(error, 'books_sha256')) throw error;
     const other = await this.books.findOne({ sha256: book.sha256, _id: { $ne: book.id } }, { projection: { _id: 1 } });

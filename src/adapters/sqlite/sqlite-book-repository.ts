@@ -92,10 +92,6 @@ export class SqliteBookRepository implements BookRepository {
     return this.searcher.run(query);
   }
 
-  async exists(id: string): Promise<boolean> {
-    return this.found.get(id) !== undefined;
-  }
-
   private write(transaction: Transaction<(book: Book) => void>, book: Book): void {
     try {
       transaction(book);

@@ -18,7 +18,7 @@ export class AddBookToShelf {
 
   async execute(actor: Actor, input: { shelfId: string; bookId: string }): Promise<AddBookToShelfResult> {
     const shelf = await findEditableShelf(this.shelves, actor, input.shelfId);
-    if (!(await this.books.exists(input.bookId))) {
+    if (!(await this.books.existingIds([input.bookId])).has(input.bookId)) {
       throw new NotFoundError('book_not_found', `No book with id '${input.bookId}'.`);
     }
     return { added: await this.shelves.addBook(shelf.id, input.bookId, this.clock.now()) };

@@ -24,7 +24,7 @@ export class ReconcileBookStorage {
     let blobsKept = 0;
     for await (const key of this.blobs.keys()) {
       const id = bookIdOfBlobKey(key);
-      if (id !== null && !(await this.books.exists(id))) orphans.push(key);
+      if (id !== null && !(await this.books.existingIds([id])).has(id)) orphans.push(key);
       else blobsKept += 1;
     }
     for (const key of orphans) await this.blobs.delete(key);
