@@ -56,4 +56,5 @@ export * from './application/use-cases/start-oidc-login.js';
 export * from './application/use-cases/update-book.js';
 export * from './application/use-cases/update-shelf.js';
 export * from './application/use-cases/upload-book.js';
+export * from './application/use-cases/user-admin.js';
 export { createMemoryStore, type MemoryStore } from './adapters/memory/memory-store.js';
