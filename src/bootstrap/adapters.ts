@@ -25,12 +25,12 @@ import { PORTS, type Ports } from './tokens.js';
 export interface OpenedAdapters {
   /** The directory holding `books/` and `tmp/`: DATA_DIR, or a fresh temp directory for `memory:`. */
   readonly storageRoot: string;
-  /** Closes the store alone, as an outage would. */
+  /** Closes the store alone, the service still up: a store outage, for tests. */
   closeStore(): Promise<void>;
   dispose(): Promise<void>;
 }
 
-/** Opens the configured store and registers it and every other adapter under its port token. */
+/** Opens the configured store and registers each of its repositories and every other adapter under its port token. */
 export async function registerAdapters(di: DependencyContainer, config: Config, logger: Logger, clock?: Clock): Promise<OpenedAdapters> {
   const store = await openStore(config);
   const hasher = new BcryptPasswordHasher({ cost: config.bcryptCost });
@@ -56,7 +56,7 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('PasswordHasher', hasher);
   register('TokenService', new JwtTokenService({ secret, expiresInSeconds: config.jwtExpiresInSeconds, clock: time, ids }));
   register('UploadStaging', new FsUploadStaging(storageRoot));
-  register('BlobStore', ('blobs' in store && store.blobs) || new FsBlobStore(storageRoot));
+  register('BlobStore', 'blobs' in store ? store.blobs : new FsBlobStore(storageRoot)); // GridFS for MongoDB
   register('MetadataReader', reader);
   register('SecretGenerator', new CryptoSecretGenerator());
   if (config.oidc) {
