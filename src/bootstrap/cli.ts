@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
 import { text } from 'node:stream/consumers';
-import { runStacksCli } from './cli-module.js';
+import { runStacksCli } from './run-stacks-cli.js';
 import { loadDotEnv } from './config.js';
 
 loadDotEnv();

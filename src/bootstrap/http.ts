@@ -1,49 +1,57 @@
-import type { Logger } from 'pino';
 import type { HttpDeps } from '../adapters/http/app.js';
+import { bookRoutes } from '../adapters/http/books.routes.js';
 import { healthRoutes } from '../adapters/http/health.routes.js';
 import { identityRoutes } from '../adapters/http/identity.routes.js';
+import { OidcStateCookie } from '../adapters/http/oidc-state-cookie.js';
+import { oidcRoutes } from '../adapters/http/oidc.routes.js';
+import { shelfRoutes } from '../adapters/http/shelves.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
-import { bookRoutesFrom } from './books-module.js';
+import { opdsRouter } from '../adapters/opds/opds-router.js';
+import {
+  AddBookToShelf, Authenticate, ChangePassword, CompleteOidcLogin, CreateShelf, DeleteBook, DeleteShelf, DeleteUser,
+  ExchangeOidcCode, GetBook, GetBookCover, GetBookFile, GetShelf, GetUser, ListBooks, ListRoles, ListShelfBooks, ListShelves,
+  ListUsers, LoginUser, Logout, RegisterUser, RemoveBookFromShelf, StartOidcLogin, UpdateBook, UpdateShelf, UpdateUser,
+  UploadBook,
+} from '../index.js';
 import type { StacksContainer } from './container.js';
-import type { Config } from './config.js';
-import { oidcRoutesFrom } from './oidc-module.js';
-import { opdsRoutersFrom } from './opds-module.js';
-import { shelfRoutesFrom } from './shelves-module.js';
-import { TOKENS as T } from './tokens.js';
+import { portsOf } from './tokens.js';
 
-/** Assembles the HTTP adapter's dependencies from the container. */
+/** Every route and the OPDS catalog, each over the use cases registered under their class. */
 export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
-  const config = di.resolve<Config>(T.Config);
-  const logger = di.resolve<Logger>(T.Logger);
+  const { Config: config, Logger: logger, HealthCheck: health } = portsOf(di);
+  const oidcFlow = config.oidc
+    ? { start: di.resolve(StartOidcLogin), complete: di.resolve(CompleteOidcLogin), exchange: di.resolve(ExchangeOidcCode), cookie: di.resolve(OidcStateCookie) }
+    : null;
+  const authConfig = {
+    registration_enabled: config.registrationOpen && config.localLogin,
+    local_login_enabled: config.localLogin,
+    oidc_enabled: config.oidc !== null,
+  };
   return {
     logger,
     settings: { publicUrl: config.publicUrl, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, rateLimits: config.rateLimits },
-    authenticate: di.resolve(T.Authenticate),
+    authenticate: di.resolve(Authenticate),
     routes: [
-      ...healthRoutes(di.resolve(T.HealthCheck)),
+      ...healthRoutes(health),
       ...identityRoutes({
-        register: di.resolve(T.RegisterUser),
-        login: di.resolve(T.LoginUser),
-        logout: di.resolve(T.Logout),
-        changePassword: di.resolve(T.ChangePassword),
-        authConfig: {
-          registration_enabled: config.registrationOpen && config.localLogin,
-          local_login_enabled: config.localLogin,
-          oidc_enabled: config.oidc !== null,
-        },
-        logger,
+        register: di.resolve(RegisterUser), login: di.resolve(LoginUser), logout: di.resolve(Logout), changePassword: di.resolve(ChangePassword), authConfig, logger,
       }),
-      ...userRoutes({
-        list: di.resolve(T.ListUsers),
-        get: di.resolve(T.GetUser),
-        update: di.resolve(T.UpdateUser),
-        remove: di.resolve(T.DeleteUser),
-        roles: di.resolve(T.ListRoles),
+      ...userRoutes({ list: di.resolve(ListUsers), get: di.resolve(GetUser), update: di.resolve(UpdateUser), remove: di.resolve(DeleteUser), roles: di.resolve(ListRoles) }),
+      ...bookRoutes({
+        upload: di.resolve(UploadBook), list: di.resolve(ListBooks), get: di.resolve(GetBook), update: di.resolve(UpdateBook), remove: di.resolve(DeleteBook),
+        file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover), maxUploadBytes: config.maxUploadBytes,
       }),
-      ...bookRoutesFrom(di),
-      ...shelfRoutesFrom(di),
-      ...oidcRoutesFrom(di),
+      ...shelfRoutes({
+        list: di.resolve(ListShelves), create: di.resolve(CreateShelf), get: di.resolve(GetShelf), update: di.resolve(UpdateShelf), remove: di.resolve(DeleteShelf),
+        listBooks: di.resolve(ListShelfBooks), addBook: di.resolve(AddBookToShelf), removeBook: di.resolve(RemoveBookFromShelf),
+      }),
+      // Without OIDC_ISSUER the three paths answer 404 `oidc_disabled` and stay documented.
+      ...oidcRoutes({ flow: oidcFlow, logger }),
     ],
-    extraRouters: opdsRoutersFrom(di),
+    extraRouters: [{ path: '/opds', router: opdsRouter({
+      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), publicUrl: config.publicUrl,
+      listBooks: di.resolve(ListBooks), getBook: di.resolve(GetBook), file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover),
+      listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
+    }) }],
   };
 }

@@ -1,27 +1,40 @@
-/** DI tokens for ports and use cases; only bootstrap knows them. */
-export const TOKENS = {
-  Config: Symbol('Config'),
-  Logger: Symbol('Logger'),
-  Clock: Symbol('Clock'),
-  Ids: Symbol('IdGenerator'),
-  Stores: Symbol('Stores'),
-  UserRepository: Symbol('UserRepository'),
-  TokenRevocationRepository: Symbol('TokenRevocationRepository'),
-  LoginThrottleRepository: Symbol('LoginThrottleRepository'),
-  BookRepository: Symbol('BookRepository'),
-  ShelfRepository: Symbol('ShelfRepository'),
-  HealthCheck: Symbol('HealthCheck'),
-  PasswordHasher: Symbol('PasswordHasher'),
-  TokenService: Symbol('TokenService'),
-  RegisterUser: Symbol('RegisterUser'),
-  LoginUser: Symbol('LoginUser'),
-  Authenticate: Symbol('Authenticate'),
-  Logout: Symbol('Logout'),
-  ChangePassword: Symbol('ChangePassword'),
-  ListUsers: Symbol('ListUsers'),
-  GetUser: Symbol('GetUser'),
-  UpdateUser: Symbol('UpdateUser'),
-  DeleteUser: Symbol('DeleteUser'),
-  ListRoles: Symbol('ListRoles'),
-  BootstrapAdmin: Symbol('BootstrapAdmin'),
-} as const;
+import type { Logger } from 'pino';
+import type { DependencyContainer } from 'tsyringe';
+import type * as P from '../application/ports.js';
+import type { Config } from './config.js';
+
+/** A DI token that names the type registered under it. */
+type Token<T> = symbol & { readonly registers?: T };
+const token = <T>(name: string): Token<T> => Symbol(name);
+
+/** The one DI token table: a token per port, and the config and logger the edge reads. Use cases are their own token (their class). */
+export const PORTS = Object.freeze({
+  Config: token<Config>('Config'),
+  Logger: token<Logger>('Logger'),
+  Clock: token<P.Clock>('Clock'),
+  IdGenerator: token<P.IdGenerator>('IdGenerator'),
+  UserRepository: token<P.UserRepository>('UserRepository'),
+  TokenRevocationRepository: token<P.TokenRevocationRepository>('TokenRevocationRepository'),
+  LoginThrottleRepository: token<P.LoginThrottleRepository>('LoginThrottleRepository'),
+  BookRepository: token<P.BookRepository>('BookRepository'),
+  ShelfRepository: token<P.ShelfRepository>('ShelfRepository'),
+  OneTimeCodeRepository: token<P.OneTimeCodeRepository>('OneTimeCodeRepository'),
+  HealthCheck: token<P.HealthCheck>('HealthCheck'),
+  PasswordHasher: token<P.PasswordHasher>('PasswordHasher'),
+  TokenService: token<P.TokenService>('TokenService'),
+  UploadStaging: token<P.UploadStaging>('UploadStaging'),
+  BlobStore: token<P.BlobStore>('BlobStore'),
+  MetadataReader: token<P.MetadataReader>('MetadataReader'),
+  SecretGenerator: token<P.SecretGenerator>('SecretGenerator'),
+  /** Registered only when single sign-on is configured. */
+  OidcProvider: token<P.OidcProvider>('OidcProvider'),
+});
+
+/** What is registered under each token of PORTS. */
+export type Ports = { readonly [K in keyof typeof PORTS]: (typeof PORTS)[K] extends Token<infer T> ? T : never };
+
+/** Typed, lazy access to the registered ports: `portsOf(di).Clock` resolves `PORTS.Clock`. */
+export function portsOf(di: DependencyContainer): Ports {
+  const getters = Object.entries(PORTS).map(([name, port]) => [name, { get: () => di.resolve(port), enumerable: true }]);
+  return Object.defineProperties({}, Object.fromEntries(getters)) as Ports;
+}

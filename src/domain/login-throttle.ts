@@ -17,6 +17,17 @@ export interface ThrottlePolicy {
   readonly maxBlockMs: number;
 }
 
+const MINUTE = 60_000;
+
+/** Login throttling: 10 failures per account in 15 min, 100 per address in a day; growing blocks. */
+export const DEFAULT_LOGIN_POLICIES: { readonly account: ThrottlePolicy; readonly address: ThrottlePolicy } = {
+  account: { maxFailures: 10, windowMs: 15 * MINUTE, blockMs: 5 * MINUTE, maxBlockMs: 60 * MINUTE },
+  address: { maxFailures: 100, windowMs: 24 * 60 * MINUTE, blockMs: 15 * MINUTE, maxBlockMs: 24 * 60 * MINUTE },
+};
+
+/** SSO starts and callbacks per client address: 150 in 15 minutes, then a block of 5 minutes growing to an hour. */
+export const OIDC_ATTEMPT_POLICY: ThrottlePolicy = { maxFailures: 150, windowMs: 15 * MINUTE, blockMs: 5 * MINUTE, maxBlockMs: 60 * MINUTE };
+
 export function blockedFor(counter: ThrottleCounter | null, now: Date): number {
   if (!counter?.blockedUntil) return 0;
   return Math.max(0, counter.blockedUntil.getTime() - now.getTime());

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { ShelfRepository } from '../../src/application/ports.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
+import { PORTS } from '../../src/bootstrap/tokens.js';
 import { aShelf } from '../support/builders.js';
 import { buildEpub, buildPdf } from '../support/fixtures/index.js';
 import { storedFiles, upload } from '../support/books.js';
@@ -154,7 +154,7 @@ describe('DELETE /api/books/{id}', () => {
   it('removes the record, the file, the cover and every shelf entry', async () => {
     const epub = await upload(t.app, alice, await buildEpub({ title: 'To delete' }), 'del.epub');
     const id = epub.body.id as string;
-    const shelves = t.container.di.resolve<ShelfRepository>(TOKENS.ShelfRepository);
+    const shelves = t.container.di.resolve<ShelfRepository>(PORTS.ShelfRepository);
     const shelfA = aShelf({ owner: { id: alice.user.id, username: 'alice' }, bookIds: [ids.dune!, id] });
     const shelfB = aShelf({ owner: { id: bob.user.id, username: 'bob' }, bookIds: [id] });
     await shelves.create(shelfA);

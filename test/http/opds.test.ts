@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BookRepository } from '../../src/application/ports.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
+import { PORTS } from '../../src/bootstrap/tokens.js';
 import { aBook, instant } from '../support/builders.js';
 import { buildEpub, buildFb2, buildPdf } from '../support/fixtures/index.js';
 import { checkOpdsEntry, checkOpdsFeed, OPDS_ACQUISITION, OPDS_NAVIGATION, openSearchUrls, type AtomFeed } from '../support/opds-validator.js';
@@ -150,7 +150,7 @@ describe('OPDS catalog feeds', () => {
   });
 
   it('pages acquisition feeds with next/previous links and opensearch counts; a bad page is 422', async () => {
-    const repo = t.container.di.resolve<BookRepository>(TOKENS.BookRepository);
+    const repo = t.container.di.resolve<BookRepository>(PORTS.BookRepository);
     for (let i = 0; i < 45; i++) await repo.create(aBook({ title: `Paged ${String(i).padStart(2, '0')}`, createdAt: instant(1000 + i) }));
     const first = await feed('/opds/books', 'acquisition');
     expect(first.entry).toHaveLength(20);
@@ -169,7 +169,7 @@ describe('OPDS catalog feeds', () => {
   });
 
   it('escapes markup and drops characters XML forbids in titles, authors and summaries', async () => {
-    const repo = t.container.di.resolve<BookRepository>(TOKENS.BookRepository);
+    const repo = t.container.di.resolve<BookRepository>(PORTS.BookRepository);
     await repo.create(aBook({ title: 'Tom & Jerry <b>"1"</b> \u0001]]>', authors: ['A <Author> & "Co"'], description: 'Line\u0000one\n<script>x</script>' }));
     const recent = await feed('/opds/recent', 'acquisition');
     expect(recent.entry?.[0]).toMatchObject({ title: 'Tom & Jerry <b>"1"</b> ]]>', author: [{ name: 'A <Author> & "Co"' }], summary: { '#text': 'Lineone\n<script>x</script>' } });
@@ -181,7 +181,7 @@ describe('OPDS search', () => {
     const description = await opds('/opds/opensearch.xml');
     expect(description.headers['content-type']).toBe('application/opensearchdescription+xml;charset=utf-8');
     expect(openSearchUrls(xmlOf(description))).toEqual([{ type: OPDS_ACQUISITION, template: `${t.config.publicUrl}/opds/search?q={searchTerms}` }]);
-    const repo = t.container.di.resolve<BookRepository>(TOKENS.BookRepository);
+    const repo = t.container.di.resolve<BookRepository>(PORTS.BookRepository);
     await repo.create(aBook({ title: 'Dune', authors: ['Frank Herbert'] }));
     await repo.create(aBook({ title: 'Emma', authors: ['Jane Austen'], tags: ['romance'] }));
     const found = await feed('/opds/search?q=herb', 'acquisition');
@@ -196,7 +196,7 @@ describe('OPDS search', () => {
 
 describe('OPDS shelves (the API visibility rules)', () => {
   it('lists own and public shelves as navigation, each shelf as an acquisition feed in shelf order; private ones of others are 404', async () => {
-    const repo = t.container.di.resolve<BookRepository>(TOKENS.BookRepository);
+    const repo = t.container.di.resolve<BookRepository>(PORTS.BookRepository);
     const [b1, b2] = [aBook({ title: 'First' }), aBook({ title: 'Second' })];
     await repo.create(b1);
     await repo.create(b2);

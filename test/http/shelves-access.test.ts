@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BookRepository } from '../../src/application/ports.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
+import { PORTS } from '../../src/bootstrap/tokens.js';
 import { aBook } from '../support/builders.js';
 import { bearer, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
 
@@ -19,7 +19,7 @@ beforeEach(async () => {
   rita = await registerUser(t.app, 'rita');
   await request(t.app).patch(`/api/users/${rita.user.id}`).set(bearer(admin.token)).send({ roles: ['reader'] }).expect(200);
   const book = aBook();
-  await t.container.di.resolve<BookRepository>(TOKENS.BookRepository).create(book);
+  await t.container.di.resolve<BookRepository>(PORTS.BookRepository).create(book);
   bookId = book.id;
 });
 afterEach(() => t.close());

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BookRepository, ShelfRepository } from '../../src/application/ports.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
+import { PORTS } from '../../src/bootstrap/tokens.js';
 import type { Book } from '../../src/domain/book.js';
 import { aBook } from '../support/builders.js';
 import { bearer, FakeClock, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
@@ -21,7 +21,7 @@ beforeEach(async () => {
   admin = await registerUser(t.app, 'admin');
   alice = await registerUser(t.app, 'alice');
   bob = await registerUser(t.app, 'bob');
-  repo = t.container.di.resolve<BookRepository>(TOKENS.BookRepository);
+  repo = t.container.di.resolve<BookRepository>(PORTS.BookRepository);
   books = Array.from({ length: 5 }, (_, i) => aBook({ title: `Title ${i}`, coverMediaType: i === 0 ? 'image/jpeg' : null }));
   for (const book of books) await repo.create(book);
 });
@@ -109,7 +109,7 @@ describe('the books of a shelf', () => {
   it('drops a book deleted from the library from every shelf at once', async () => {
     const mine = await shelf(alice, { name: 'Mine', book_ids: ids(0, 1, 2) });
     const theirs = await shelf(bob, { name: 'Theirs', is_public: true, book_ids: ids(1, 3) });
-    const shelves = t.container.di.resolve<ShelfRepository>(TOKENS.ShelfRepository);
+    const shelves = t.container.di.resolve<ShelfRepository>(PORTS.ShelfRepository);
     clock.advance(1_000);
     expect(await repo.delete(id(1))).toBe(true);
     await shelves.removeBookEverywhere(id(1), clock.now());

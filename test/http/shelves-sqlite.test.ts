@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BookRepository, ShelfRepository } from '../../src/application/ports.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
+import { PORTS } from '../../src/bootstrap/tokens.js';
 import type { Book } from '../../src/domain/book.js';
 import { aBook } from '../support/builders.js';
 import { bearer, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
@@ -22,7 +22,7 @@ beforeEach(async () => {
   alice = await registerUser(t.app, 'alice');
   bob = await registerUser(t.app, 'bob');
   books = [aBook(), aBook(), aBook()];
-  const repo = t.container.di.resolve<BookRepository>(TOKENS.BookRepository);
+  const repo = t.container.di.resolve<BookRepository>(PORTS.BookRepository);
   for (const book of books) await repo.create(book);
 });
 afterEach(async () => {
@@ -45,9 +45,9 @@ describe('shelves over the embedded SQLite store', () => {
     expect((await as(alice).patch(`/api/shelves/${id}`, { book_ids: ['ghost'] })).body.errors[0].field).toBe('book_ids.0');
     expect((await as(alice).patch(`/api/shelves/${id}`, { book_ids: ids(2, 1, 0) })).body.book_ids).toEqual(ids(2, 1, 0));
     expect((await as(alice).put(`/api/shelves/${id}/books/${ids(1)[0]}`)).status).toBe(204);
-    const bookRepo = t.container.di.resolve<BookRepository>(TOKENS.BookRepository);
+    const bookRepo = t.container.di.resolve<BookRepository>(PORTS.BookRepository);
     await bookRepo.delete(ids(1)[0] as string);
-    await t.container.di.resolve<ShelfRepository>(TOKENS.ShelfRepository).removeBookEverywhere(ids(1)[0] as string, new Date());
+    await t.container.di.resolve<ShelfRepository>(PORTS.ShelfRepository).removeBookEverywhere(ids(1)[0] as string, new Date());
     expect((await as(bob).get(`/api/shelves/${id}`)).body).toMatchObject({ book_ids: ids(2, 0), book_count: 2 });
     const page = await as(bob).get(`/api/shelves/${id}/books?page=2&page_size=1`);
     expect(page.body).toMatchObject({ total: 2, total_pages: 2, items: [{ id: ids(0)[0] }] });

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BookRepository } from '../../src/application/ports.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
+import { PORTS } from '../../src/bootstrap/tokens.js';
 import type { Book } from '../../src/domain/book.js';
 import { aBook } from '../support/builders.js';
 import { bearer, FakeClock, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
@@ -18,7 +18,7 @@ beforeEach(async () => {
   await registerUser(t.app, 'admin');
   alice = await registerUser(t.app, 'alice');
   bob = await registerUser(t.app, 'bob');
-  const repo = t.container.di.resolve<BookRepository>(TOKENS.BookRepository);
+  const repo = t.container.di.resolve<BookRepository>(PORTS.BookRepository);
   books = [aBook(), aBook(), aBook(), aBook()];
   for (const book of books) await repo.create(book);
 });
@@ -145,7 +145,7 @@ describe('changing and deleting shelves', () => {
     expect((await as(alice).del(`/api/shelves/${id}`)).status).toBe(204);
     expect((await as(alice).get(`/api/shelves/${id}`)).status).toBe(404);
     expect((await as(alice).del(`/api/shelves/${id}`)).status).toBe(404);
-    const repo = t.container.di.resolve<BookRepository>(TOKENS.BookRepository);
+    const repo = t.container.di.resolve<BookRepository>(PORTS.BookRepository);
     expect((await repo.findByIds(ids(0, 1))).length).toBe(2);
   });
 });

@@ -2,7 +2,6 @@ import type { Express } from 'express';
 import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import request from 'supertest';
-import { BOOK_TOKENS } from '../../src/bootstrap/books-module.js';
 import { bearer, type Session, type TestApp } from './test-app.js';
 
 /** Sends a multipart upload with the file part named `file` and the given text fields. */
@@ -14,7 +13,7 @@ export function upload(app: Express, session: Session, bytes: Buffer, fileName: 
 
 /** The directory holding `books/` and `tmp/` for this app. */
 export function storageRoot(t: TestApp): string {
-  return t.container.di.resolve<string>(BOOK_TOKENS.StorageRoot);
+  return t.container.storageRoot;
 }
 
 async function list(dir: string): Promise<string[]> {

@@ -60,7 +60,7 @@ describe('the embeddable core entry (package.json "exports": ".")', () => {
   });
 
   it('can fail: the same probe on the store wiring sees the SQLite driver', async () => {
-    const packages = packagesIn(await modulesLoadedBy('src/bootstrap/stores.ts'));
+    const packages = packagesIn(await modulesLoadedBy('src/bootstrap/adapters.ts'));
     expect(FORBIDDEN.filter((name) => packages.has(name))).toContain('better-sqlite3');
   });
 });

@@ -1,6 +1,6 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { OIDC_ATTEMPT_POLICY } from '../../../src/bootstrap/oidc-module.js';
+import { OIDC_ATTEMPT_POLICY } from '../../../src/domain/login-throttle.js';
 import type { TestApp } from '../../support/test-app.js';
 import { HOSTILE_CLIENT_ID, HostileProvider } from './support/hostile-provider.js';
 import { Browser, openStacksServer, type StacksServer } from './support/stacks-server.js';

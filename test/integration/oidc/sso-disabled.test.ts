@@ -1,6 +1,8 @@
 import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
-import { OIDC_TOKENS } from '../../../src/bootstrap/oidc-module.js';
+import { OidcStateCookie } from '../../../src/adapters/http/oidc-state-cookie.js';
+import { PORTS } from '../../../src/bootstrap/tokens.js';
+import { CompleteOidcLogin, ExchangeOidcCode, OidcAccounts, OidcAttemptLimiter, StartOidcLogin } from '../../../src/index.js';
 import { startTestApp, type TestApp } from '../../support/test-app.js';
 import { HOSTILE_CLIENT_ID, HostileProvider } from './support/hostile-provider.js';
 
@@ -50,7 +52,9 @@ describe('single sign-on switched on', () => {
 
   it('resolves every OIDC dependency from the container', async () => {
     t = await startTestApp({ OIDC_ISSUER: 'https://idp.example', OIDC_CLIENT_ID: 'stacks' });
-    for (const [name, token] of Object.entries(OIDC_TOKENS)) expect(t.container.di.resolve(token), name).toBeDefined();
+    const { OidcProvider, SecretGenerator } = PORTS;
+    const oidc = { OidcProvider, SecretGenerator, OidcAccounts, OidcAttemptLimiter, OidcStateCookie, StartOidcLogin, CompleteOidcLogin, ExchangeOidcCode };
+    for (const [name, token] of Object.entries(oidc)) expect(t.container.di.resolve<unknown>(token), name).toBeDefined();
   });
 
   it('marks the sign-in cookie Secure when PUBLIC_URL is https', async () => {

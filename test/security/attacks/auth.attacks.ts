@@ -1,7 +1,7 @@
 import request from 'supertest';
 import type { UserRepository } from '../../../src/application/ports.js';
 import { loadConfig } from '../../../src/bootstrap/config.js';
-import { TOKENS } from '../../../src/bootstrap/tokens.js';
+import { PORTS } from '../../../src/bootstrap/tokens.js';
 import { usernameKey } from '../../../src/domain/user.js';
 import { bearer, registerUser } from '../../support/test-app.js';
 import { attack, isProblem, verdict, type Attack, type Seen } from '../support/outcome.js';
@@ -18,7 +18,7 @@ const login = (w: World, username: string, password: string, xff?: string) => {
   if (xff) req.set('X-Forwarded-For', xff);
   return req.send({ username, password });
 };
-const users = (w: World) => w.t.container.di.resolve<UserRepository>(TOKENS.UserRepository);
+const users = (w: World) => w.t.container.di.resolve<UserRepository>(PORTS.UserRepository);
 
 /** Fails `times` logins for the account; returns every response. */
 async function fail(w: World, username: string, times: number, xff?: (i: number) => string): Promise<Seen[]> {

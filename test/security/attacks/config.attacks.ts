@@ -1,8 +1,6 @@
 import { readFileSync, readdirSync } from 'node:fs';
 import { join } from 'node:path';
 import request from 'supertest';
-import type { Stores } from '../../../src/bootstrap/stores.js';
-import { TOKENS } from '../../../src/bootstrap/tokens.js';
 import { bearer, registerUser } from '../../support/test-app.js';
 import { attack, isProblem, verdict, STACK_TRACE, type Attack, type Seen } from '../support/outcome.js';
 import { otherApp, type World } from '../support/world.js';
@@ -137,7 +135,7 @@ export const configAttacks: Attack[] = [
   attack('AC-05', 'store-down-fails-closed', 'with the store closed, protected routes return no data and a generic body', async () => {
     const other = await otherApp({ DATABASE_URL: '' });
     const s = await registerUser(other.app, 'closed');
-    await other.container.di.resolve<Stores>(TOKENS.Stores).close();
+    await other.container.closeStore();
     const seen: Seen[] = [];
     for (const p of ['/api/auth/me', '/api/books', '/api/shelves']) seen.push(await request(other.app).get(p).set(bearer(s.token)));
     await other.close().catch(() => undefined);

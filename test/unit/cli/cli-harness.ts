@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { PassThrough } from 'node:stream';
 import type { CliIo } from '../../../src/adapters/cli/cli-io.js';
 import { createSqliteStore, type SqliteStore } from '../../../src/adapters/sqlite/sqlite-store.js';
-import { runStacksCli } from '../../../src/bootstrap/cli-module.js';
+import { runStacksCli } from '../../../src/bootstrap/run-stacks-cli.js';
 import { TEST_JWT_SECRET } from '../../support/test-app.js';
 
 export interface CliRun {

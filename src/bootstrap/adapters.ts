@@ -1,0 +1,100 @@
+import { randomBytes } from 'node:crypto';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import type { Logger } from 'pino';
+import type { DependencyContainer } from 'tsyringe';
+import { FsBlobStore } from '../adapters/files/fs-blob-store.js';
+import { FsUploadStaging } from '../adapters/files/fs-upload-staging.js';
+import { OidcStateCookie } from '../adapters/http/oidc-state-cookie.js';
+import { BcryptPasswordHasher } from '../adapters/identity/bcrypt-password-hasher.js';
+import { CryptoSecretGenerator } from '../adapters/identity/crypto-secret-generator.js';
+import { loadOrCreateJwtSecret } from '../adapters/identity/jwt-secret.js';
+import { JwtTokenService } from '../adapters/identity/jwt-token-service.js';
+import { OpenIdClientProvider } from '../adapters/identity/openid-client-provider.js';
+import { RandomIdGenerator } from '../adapters/identity/random-id-generator.js';
+import { SystemClock } from '../adapters/identity/system-clock.js';
+import { createMemoryStore } from '../adapters/memory/memory-store.js';
+import { SafeMetadataReader } from '../adapters/metadata/safe-metadata-reader.js';
+import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
+import type { Clock } from '../application/ports.js';
+import type { Config } from './config.js';
+import { PORTS, type Ports } from './tokens.js';
+
+/** The adapters' resources, to release on shutdown. */
+export interface OpenedAdapters {
+  /** The directory holding `books/` and `tmp/`: DATA_DIR, or a fresh temp directory for `memory:`. */
+  readonly storageRoot: string;
+  /** Closes the store alone, the service still up: a store outage, for tests. */
+  closeStore(): Promise<void>;
+  dispose(): Promise<void>;
+}
+
+/** Opens the configured store and registers each of its repositories and every other adapter under its port token. */
+export async function registerAdapters(di: DependencyContainer, config: Config, logger: Logger, clock?: Clock): Promise<OpenedAdapters> {
+  const store = await openStore(config);
+  const hasher = new BcryptPasswordHasher({ cost: config.bcryptCost });
+  const secret = jwtSecret(config, logger);
+  const ephemeral = config.store.kind === 'memory';
+  const storageRoot = ephemeral ? await mkdtemp(join(tmpdir(), 'stacks-books-')) : config.dataDir;
+  const reader = new SafeMetadataReader();
+  const time = clock ?? new SystemClock();
+  const ids = new RandomIdGenerator();
+
+  const register = <K extends keyof Ports>(port: K, value: Ports[K]) => di.registerInstance(PORTS[port], value);
+  register('Config', config);
+  register('Logger', logger);
+  register('Clock', time);
+  register('IdGenerator', ids);
+  register('UserRepository', store.users);
+  register('TokenRevocationRepository', store.revocations);
+  register('LoginThrottleRepository', store.throttle);
+  register('BookRepository', store.books);
+  register('ShelfRepository', store.shelves);
+  register('OneTimeCodeRepository', store.oneTimeCodes);
+  register('HealthCheck', store.health);
+  register('PasswordHasher', hasher);
+  register('TokenService', new JwtTokenService({ secret, expiresInSeconds: config.jwtExpiresInSeconds, clock: time, ids }));
+  register('UploadStaging', new FsUploadStaging(storageRoot));
+  register('BlobStore', 'blobs' in store ? store.blobs : new FsBlobStore(storageRoot)); // GridFS for MongoDB
+  register('MetadataReader', reader);
+  register('SecretGenerator', new CryptoSecretGenerator());
+  if (config.oidc) {
+    register('OidcProvider', new OpenIdClientProvider(config.oidc));
+    di.registerInstance(OidcStateCookie, new OidcStateCookie({ secret, secure: config.publicUrl.startsWith('https:') }));
+  }
+
+  return {
+    storageRoot,
+    closeStore: () => store.close(),
+    dispose: async () => {
+      await reader.close();
+      if (ephemeral) await rm(storageRoot, { recursive: true, force: true });
+      await hasher.close();
+      await store.close();
+    },
+  };
+}
+
+async function openStore(config: Config) {
+  switch (config.store.kind) {
+    case 'memory':
+      return createMemoryStore();
+    case 'sqlite':
+      return createSqliteStore(config.store.dataDir);
+    case 'mongo': {
+      // Loaded only here, so the embedded store never pays for the MongoDB driver at start-up.
+      const { createMongoStore } = await import('../adapters/mongo/mongo-store.js');
+      return createMongoStore(config.store.url);
+    }
+  }
+}
+
+function jwtSecret(config: Config, logger: Logger): string {
+  if (config.jwtSecret) return config.jwtSecret;
+  if (config.store.kind === 'memory') return randomBytes(48).toString('base64url');
+  const { secret, generated, insecureMode } = loadOrCreateJwtSecret(config.dataDir, undefined);
+  if (generated) logger.warn({ file: 'DATA_DIR/jwt-secret' }, 'JWT_SECRET is not set: generated one and kept it in DATA_DIR');
+  if (insecureMode) logger.warn({ file: 'DATA_DIR/jwt-secret' }, 'the JWT secret file is readable by others: chmod 600 it');
+  return secret;
+}

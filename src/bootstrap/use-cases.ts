@@ -1,0 +1,74 @@
+import { instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
+import {
+  AddBookToShelf, Authenticate, BootstrapAdmin, ChangePassword, CompleteOidcLogin, CreateShelf, CreateUser, DeleteBook,
+  DeleteShelf, DeleteUser, ExchangeOidcCode, FindUserByUsername, GetBook, GetBookCover, GetBookFile, GetShelf, GetUser,
+  ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY,
+  OidcAccounts, OidcAttemptLimiter, ReconcileBookStorage, RegisterUser, RemoveBookFromShelf, ResetPassword, StartOidcLogin,
+  UpdateBook, UpdateShelf, UpdateUser, UploadBook,
+} from '../index.js';
+import type { Config } from './config.js';
+import { portsOf, type Ports } from './tokens.js';
+
+const OIDC_STATE_TTL_MS = 10 * 60_000;
+
+/** Registers every use case, built on first resolve from the ports, under its own class. */
+export function registerUseCases(di: DependencyContainer, config: Config, loginPolicies: LoginPolicies): void {
+  const singleton = <V>(token: InjectionToken<V>, build: (p: Ports, c: DependencyContainer) => V) =>
+    di.register<V>(token, { useFactory: instanceCachingFactory<V>((c) => build(portsOf(c), c)) });
+
+  singleton(RegisterUser, (p) => new RegisterUser(p.UserRepository, p.PasswordHasher, p.TokenService, p.Clock, p.IdGenerator, {
+    registrationOpen: config.registrationOpen,
+    localLogin: config.localLogin,
+    defaultRole: config.defaultRole,
+    firstUserBecomesAdmin: config.admin === null,
+  }));
+  singleton(LoginUser, (p) =>
+    new LoginUser(p.UserRepository, p.PasswordHasher, p.TokenService, p.LoginThrottleRepository, p.Clock, loginPolicies, config.localLogin));
+  singleton(Authenticate, (p) => new Authenticate(p.TokenService, p.TokenRevocationRepository, p.UserRepository));
+  singleton(Logout, (p) => new Logout(p.TokenRevocationRepository));
+  singleton(ChangePassword, (p) => new ChangePassword(p.UserRepository, p.PasswordHasher, p.Clock));
+  singleton(BootstrapAdmin, (p) => new BootstrapAdmin(p.UserRepository, p.PasswordHasher, p.Clock, p.IdGenerator));
+  singleton(CreateUser, (p) => new CreateUser(p.UserRepository, p.PasswordHasher, p.Clock, p.IdGenerator));
+  singleton(ResetPassword, (p) => new ResetPassword(p.UserRepository, p.PasswordHasher, p.Clock));
+  singleton(FindUserByUsername, (p) => new FindUserByUsername(p.UserRepository));
+  singleton(ListUsers, (p) => new ListUsers(p.UserRepository));
+  singleton(GetUser, (p) => new GetUser(p.UserRepository));
+  singleton(UpdateUser, (p) => new UpdateUser(p.UserRepository, p.Clock));
+  singleton(DeleteUser, (p) => new DeleteUser(p.UserRepository));
+  singleton(ListRoles, () => new ListRoles());
+
+  singleton(UploadBook, (p) =>
+    new UploadBook(p.BookRepository, p.UploadStaging, p.BlobStore, p.MetadataReader, p.Clock, p.IdGenerator, config.maxUploadBytes));
+  singleton(ListBooks, (p) => new ListBooks(p.BookRepository));
+  singleton(GetBook, (p) => new GetBook(p.BookRepository));
+  singleton(UpdateBook, (p) => new UpdateBook(p.BookRepository, p.Clock));
+  singleton(DeleteBook, (p) => new DeleteBook(p.BookRepository, p.ShelfRepository, p.BlobStore, p.Clock));
+  singleton(GetBookFile, (p) => new GetBookFile(p.BookRepository, p.BlobStore));
+  singleton(GetBookCover, (p) => new GetBookCover(p.BookRepository, p.BlobStore));
+  singleton(ReconcileBookStorage, (p) => new ReconcileBookStorage(p.BookRepository, p.UploadStaging, p.BlobStore));
+
+  singleton(ListShelves, (p) => new ListShelves(p.ShelfRepository));
+  singleton(CreateShelf, (p) => new CreateShelf(p.ShelfRepository, p.BookRepository, p.Clock, p.IdGenerator));
+  singleton(GetShelf, (p) => new GetShelf(p.ShelfRepository));
+  singleton(UpdateShelf, (p) => new UpdateShelf(p.ShelfRepository, p.BookRepository, p.Clock));
+  singleton(DeleteShelf, (p) => new DeleteShelf(p.ShelfRepository));
+  singleton(ListShelfBooks, (p) => new ListShelfBooks(p.ShelfRepository, p.BookRepository));
+  singleton(AddBookToShelf, (p) => new AddBookToShelf(p.ShelfRepository, p.BookRepository, p.Clock));
+  singleton(RemoveBookFromShelf, (p) => new RemoveBookFromShelf(p.ShelfRepository, p.Clock));
+
+  const oidc = config.oidc;
+  if (!oidc) return;
+  const flow = {
+    redirectUri: `${config.publicUrl}/api/auth/oidc/callback`,
+    allowedOrigins: [new URL(config.publicUrl).origin, ...config.corsOrigins],
+    stateTtlMs: OIDC_STATE_TTL_MS,
+  };
+  const roles = { defaultRole: config.defaultRole, roleMap: oidc.rolesClaim ? oidc.roleMap : null };
+  singleton(OidcAccounts, (p) => new OidcAccounts(p.UserRepository, p.Clock, p.IdGenerator, roles));
+  singleton(OidcAttemptLimiter, (p) => new OidcAttemptLimiter(p.LoginThrottleRepository, p.Clock, OIDC_ATTEMPT_POLICY));
+  singleton(StartOidcLogin, (p, c) =>
+    new StartOidcLogin(p.OidcProvider, p.OneTimeCodeRepository, p.SecretGenerator, p.Clock, c.resolve(OidcAttemptLimiter), flow));
+  singleton(CompleteOidcLogin, (p, c) => new CompleteOidcLogin(
+    p.OidcProvider, c.resolve(OidcAccounts), p.OneTimeCodeRepository, p.SecretGenerator, p.TokenService, p.Clock, c.resolve(OidcAttemptLimiter), flow));
+  singleton(ExchangeOidcCode, (p) => new ExchangeOidcCode(p.OneTimeCodeRepository, p.UserRepository, p.SecretGenerator, p.TokenService, p.Clock));
+}
