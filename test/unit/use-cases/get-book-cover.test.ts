@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { aBookWorld, anActor, storeBookWithFiles, textOf, type BookWorld } from '../../support/kit.js';
+import { aBookWorld, anActor, errorOf, storeBookWithFiles, textOf, type BookWorld } from '../../support/kit.js';
 
 let w: BookWorld;
 beforeEach(async () => {
@@ -21,5 +21,11 @@ describe('GetBookCover', () => {
     expect(got.mediaType).toBe('image/png');
     expect(await textOf(got.body)).toBe('png');
     await expect(cover.execute(anActor('reader'), 'without')).rejects.toMatchObject({ code: 'cover_not_found' });
+  });
+
+  it('answers cover_not_found when the record names a cover that is not stored, and book_not_found for an unknown id', async () => {
+    await w.storeBook({ id: 'lost-cover', coverMediaType: 'image/png' });
+    expect(await errorOf(w.getBookCover.execute(anActor('reader'), 'lost-cover'))).toMatchObject({ kind: 'not_found', code: 'cover_not_found' });
+    expect(await errorOf(w.getBookCover.execute(anActor('reader'), 'ghost'))).toMatchObject({ kind: 'not_found', code: 'book_not_found' });
   });
 });

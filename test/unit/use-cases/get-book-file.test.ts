@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RangeNotSatisfiableError } from '../../../src/domain/errors.js';
-import { aBookWorld, anActor, storeBookWithFiles, textOf, type BookWorld } from '../../support/kit.js';
+import { aBookWorld, anActor, errorOf, storeBookWithFiles, textOf, type BookWorld } from '../../support/kit.js';
 
 let w: BookWorld;
 beforeEach(async () => {
@@ -23,5 +23,17 @@ describe('GetBookFile', () => {
     expect(await textOf(await file.open({ start: 5, end: 9 }))).toBe('56789');
     await expect(file.open({ start: 5, end: 20 })).rejects.toBeInstanceOf(RangeNotSatisfiableError);
     await expect(file.open({ start: 9, end: 5 })).rejects.toMatchObject({ size: 20 });
+  });
+
+  it('answers book_file_not_found when the record has no file behind it, and book_not_found for an unknown id', async () => {
+    await w.storeBook({ id: 'fileless' });
+    const file = await w.getBookFile.execute(anActor('reader'), 'fileless');
+    expect(await errorOf(file.open())).toMatchObject({ kind: 'not_found', code: 'book_file_not_found' });
+    expect(await errorOf(w.getBookFile.execute(anActor('reader'), 'ghost'))).toMatchObject({ kind: 'not_found', code: 'book_not_found' });
+  });
+
+  it('is permission_denied without books:read', async () => {
+    await storedBook('b1');
+    expect(await errorOf(w.getBookFile.execute(anActor([]), 'b1'))).toMatchObject({ kind: 'forbidden', code: 'permission_denied' });
   });
 });

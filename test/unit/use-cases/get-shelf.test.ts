@@ -22,4 +22,10 @@ describe('GetShelf', () => {
     expect((await w.getShelf.execute(bob, b.id)).bookIds).toEqual(ids(2));
     expect((await w.listShelfBooks.execute(alice, { shelfId: b.id, page: 1, pageSize: 20 })).items.map((x) => x.id)).toEqual(ids(2));
   });
+
+  it("reads the caller's own private shelf, and answers shelf_not_found for another user's", async () => {
+    const shelf = await w.createShelf.execute(alice, { name: 'Mine', bookIds: ids(0) });
+    expect(await w.getShelf.execute(alice, shelf.id)).toEqual(shelf);
+    expect(await errorOf(w.getShelf.execute(bob, shelf.id))).toMatchObject({ kind: 'not_found', code: 'shelf_not_found' });
+  });
 });

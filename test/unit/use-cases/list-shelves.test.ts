@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import type { Book } from '../../../src/domain/book.js';
-import { alice, bob, aWorld, errorOf, type World } from '../../support/kit.js';
+import { alice, aWorld, bob, errorOf, nobody, type World } from '../../support/kit.js';
 
 let w: World;
 let books: Book[];
@@ -19,5 +19,13 @@ describe('ListShelves', () => {
     expect(all.items.map((s) => s.name)).toEqual(['alice private', 'Bob public']);
     const own = await w.listShelves.execute(alice, { onlyOwn: true, page: 1, pageSize: 20 });
     expect(own.items.map((s) => s.name)).toEqual(['alice private']);
+  });
+
+  it('pages by name with the total, and is permission_denied without shelves:read', async () => {
+    for (const name of ['c', 'a', 'b']) await w.createShelf.execute(alice, { name });
+    const second = await w.listShelves.execute(alice, { onlyOwn: true, page: 2, pageSize: 2 });
+    expect(second).toMatchObject({ total: 3, page: 2, pageSize: 2, totalPages: 2 });
+    expect(second.items.map((s) => s.name)).toEqual(['c']);
+    expect(await errorOf(w.listShelves.execute(nobody, { onlyOwn: false, page: 1, pageSize: 20 }))).toMatchObject({ kind: 'forbidden', code: 'permission_denied' });
   });
 });
