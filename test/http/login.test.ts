@@ -1,7 +1,8 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { LoginPolicies } from '../../src/application/use-cases/login-user.js';
-import { bearer, FakeClock, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
+import { bearer, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
+import { FakeClock } from '../support/clock.js';
 
 const MINUTE = 60_000;
 const policies: LoginPolicies = {

@@ -4,6 +4,7 @@ import type { BookRepository } from '../../src/application/ports.js';
 import { PORTS } from '../../src/bootstrap/tokens.js';
 import { aBook } from '../support/builders.js';
 import { bearer, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
+import { as } from '../support/acting-as.js';
 
 let t: TestApp;
 let admin: Session;
@@ -24,16 +25,9 @@ beforeEach(async () => {
 });
 afterEach(() => t.close());
 
-const as = (s: Session) => ({
-  get: (path: string) => request(t.app).get(path).set(bearer(s.token)),
-  post: (path: string, body: object) => request(t.app).post(path).set(bearer(s.token)).send(body),
-  patch: (path: string, body: object) => request(t.app).patch(path).set(bearer(s.token)).send(body),
-  put: (path: string) => request(t.app).put(path).set(bearer(s.token)),
-  del: (path: string) => request(t.app).delete(path).set(bearer(s.token)),
-});
 
 async function shelfOf(s: Session, body: object): Promise<string> {
-  const res = await as(s).post('/api/shelves', body);
+  const res = await as(t.app, s).post('/api/shelves', body);
   expect(res.status).toBe(201);
   return res.body.id;
 }
@@ -41,13 +35,13 @@ async function shelfOf(s: Session, body: object): Promise<string> {
 /** Every shelf route naming the shelf, as the given session. */
 const everyRoute = async (s: Session, id: string) => {
   const calls: [string, request.Test][] = [
-    ['GET shelf', as(s).get(`/api/shelves/${id}`)],
-    ['GET books', as(s).get(`/api/shelves/${id}/books`)],
-    ['PATCH name', as(s).patch(`/api/shelves/${id}`, { name: 'Mine now' })],
-    ['PATCH book_ids', as(s).patch(`/api/shelves/${id}`, { book_ids: [] })],
-    ['PUT book', as(s).put(`/api/shelves/${id}/books/${bookId}`)],
-    ['DELETE book', as(s).del(`/api/shelves/${id}/books/${bookId}`)],
-    ['DELETE shelf', as(s).del(`/api/shelves/${id}`)],
+    ['GET shelf', as(t.app, s).get(`/api/shelves/${id}`)],
+    ['GET books', as(t.app, s).get(`/api/shelves/${id}/books`)],
+    ['PATCH name', as(t.app, s).patch(`/api/shelves/${id}`, { name: 'Mine now' })],
+    ['PATCH book_ids', as(t.app, s).patch(`/api/shelves/${id}`, { book_ids: [] })],
+    ['PUT book', as(t.app, s).put(`/api/shelves/${id}/books/${bookId}`)],
+    ['DELETE book', as(t.app, s).del(`/api/shelves/${id}/books/${bookId}`)],
+    ['DELETE shelf', as(t.app, s).del(`/api/shelves/${id}`)],
   ];
   return Promise.all(calls.map(async ([label, call]) => ({ label, res: await call })));
 };
@@ -60,61 +54,61 @@ describe('shelves: who may see and change what', () => {
       expect(res.body.code).toBe('shelf_not_found');
       expect(res.headers['content-type']).toMatch(/^application\/problem\+json/);
     }
-    const own = await as(alice).get(`/api/shelves/${id}`);
+    const own = await as(t.app, alice).get(`/api/shelves/${id}`);
     expect(own.body).toMatchObject({ name: 'Diary', book_ids: [bookId] });
   });
 
   it('answers an unknown shelf id exactly like a foreign private one', async () => {
     const id = await shelfOf(alice, { name: 'Diary' });
-    const foreign = await as(bob).get(`/api/shelves/${id}`);
-    const missing = await as(bob).get('/api/shelves/no-such-shelf');
+    const foreign = await as(t.app, bob).get(`/api/shelves/${id}`);
+    const missing = await as(t.app, bob).get('/api/shelves/no-such-shelf');
     expect(missing.status).toBe(404);
     expect({ ...missing.body, detail: '' }).toEqual({ ...foreign.body, detail: '' });
   });
 
   it("lets others read a public shelf and its books but answers 403 to every change", async () => {
     const id = await shelfOf(alice, { name: 'Recommended', is_public: true, book_ids: [bookId] });
-    expect((await as(bob).get(`/api/shelves/${id}`)).body).toMatchObject({ id, is_public: true, owner: { id: alice.user.id } });
-    expect((await as(bob).get(`/api/shelves/${id}/books`)).body.items.map((b: { id: string }) => b.id)).toEqual([bookId]);
+    expect((await as(t.app, bob).get(`/api/shelves/${id}`)).body).toMatchObject({ id, is_public: true, owner: { id: alice.user.id } });
+    expect((await as(t.app, bob).get(`/api/shelves/${id}/books`)).body.items.map((b: { id: string }) => b.id)).toEqual([bookId]);
     for (const { label, res } of (await everyRoute(bob, id)).slice(2)) {
       expect(res.status, label).toBe(403);
       expect(res.body.code).toBe('permission_denied');
     }
-    expect((await as(alice).get(`/api/shelves/${id}`)).body).toMatchObject({ name: 'Recommended', book_ids: [bookId] });
+    expect((await as(t.app, alice).get(`/api/shelves/${id}`)).body).toMatchObject({ name: 'Recommended', book_ids: [bookId] });
   });
 
   it('lets a reader read public shelves but not create one (403)', async () => {
     const pub = await shelfOf(alice, { name: 'Open', is_public: true });
     await shelfOf(alice, { name: 'Closed' });
-    const list = await as(rita).get('/api/shelves');
+    const list = await as(t.app, rita).get('/api/shelves');
     expect(list.status).toBe(200);
     expect(list.body.items.map((s: { id: string }) => s.id)).toEqual([pub]);
-    expect((await as(rita).get(`/api/shelves/${pub}`)).status).toBe(200);
-    const create = await as(rita).post('/api/shelves', { name: 'Mine' });
+    expect((await as(t.app, rita).get(`/api/shelves/${pub}`)).status).toBe(200);
+    const create = await as(t.app, rita).post('/api/shelves', { name: 'Mine' });
     expect(create.status).toBe(403);
     expect(create.body.code).toBe('permission_denied');
-    expect((await as(rita).get('/api/shelves?owner=me')).body.total).toBe(0);
+    expect((await as(t.app, rita).get('/api/shelves?owner=me')).body.total).toBe(0);
   });
 
   it("lets an admin change and delete anyone's shelf", async () => {
     const id = await shelfOf(alice, { name: 'Secret' });
-    expect((await as(admin).get(`/api/shelves/${id}`)).status).toBe(200);
-    const patched = await as(admin).patch(`/api/shelves/${id}`, { name: 'Moderated', book_ids: [bookId] });
+    expect((await as(t.app, admin).get(`/api/shelves/${id}`)).status).toBe(200);
+    const patched = await as(t.app, admin).patch(`/api/shelves/${id}`, { name: 'Moderated', book_ids: [bookId] });
     expect(patched.status).toBe(200);
     expect(patched.body).toMatchObject({ name: 'Moderated', owner: { id: alice.user.id }, book_ids: [bookId] });
-    expect((await as(admin).del(`/api/shelves/${id}/books/${bookId}`)).status).toBe(204);
-    expect((await as(admin).put(`/api/shelves/${id}/books/${bookId}`)).status).toBe(204);
-    expect((await as(admin).del(`/api/shelves/${id}`)).status).toBe(204);
-    expect((await as(alice).get(`/api/shelves/${id}`)).status).toBe(404);
+    expect((await as(t.app, admin).del(`/api/shelves/${id}/books/${bookId}`)).status).toBe(204);
+    expect((await as(t.app, admin).put(`/api/shelves/${id}/books/${bookId}`)).status).toBe(204);
+    expect((await as(t.app, admin).del(`/api/shelves/${id}`)).status).toBe(204);
+    expect((await as(t.app, alice).get(`/api/shelves/${id}`)).status).toBe(404);
   });
 
   it('hides a shelf from others on the next request once it is made private', async () => {
     const id = await shelfOf(alice, { name: 'Was public', is_public: true });
-    expect((await as(bob).get(`/api/shelves/${id}`)).status).toBe(200);
-    expect((await as(alice).patch(`/api/shelves/${id}`, { is_public: false })).body.is_public).toBe(false);
-    expect((await as(bob).get(`/api/shelves/${id}`)).status).toBe(404);
-    expect((await as(bob).get(`/api/shelves/${id}/books`)).status).toBe(404);
-    expect((await as(bob).get('/api/shelves')).body.total).toBe(0);
+    expect((await as(t.app, bob).get(`/api/shelves/${id}`)).status).toBe(200);
+    expect((await as(t.app, alice).patch(`/api/shelves/${id}`, { is_public: false })).body.is_public).toBe(false);
+    expect((await as(t.app, bob).get(`/api/shelves/${id}`)).status).toBe(404);
+    expect((await as(t.app, bob).get(`/api/shelves/${id}/books`)).status).toBe(404);
+    expect((await as(t.app, bob).get('/api/shelves')).body.total).toBe(0);
   });
 
   it('needs a token on every shelf route', async () => {

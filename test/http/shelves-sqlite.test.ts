@@ -8,6 +8,7 @@ import { PORTS } from '../../src/bootstrap/tokens.js';
 import type { Book } from '../../src/domain/book.js';
 import { aBook } from '../support/builders.js';
 import { bearer, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
+import { as } from '../support/acting-as.js';
 
 let dir: string;
 let t: TestApp;
@@ -30,26 +31,20 @@ afterEach(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-const as = (s: Session) => ({
-  get: (path: string) => request(t.app).get(path).set(bearer(s.token)),
-  post: (path: string, body: object) => request(t.app).post(path).set(bearer(s.token)).send(body),
-  patch: (path: string, body: object) => request(t.app).patch(path).set(bearer(s.token)).send(body),
-  put: (path: string) => request(t.app).put(path).set(bearer(s.token)),
-});
 
 describe('shelves over the embedded SQLite store', () => {
   it('keeps the same rules: 409 per owner, 422 for unknown ids, order, idempotent add, cascade on book delete', async () => {
-    const id = (await as(alice).post('/api/shelves', { name: 'Stack', is_public: true, book_ids: ids(1, 0) }).expect(201)).body.id;
-    expect((await as(alice).post('/api/shelves', { name: 'STACK ' })).body.code).toBe('shelf_name_taken');
-    expect((await as(bob).post('/api/shelves', { name: 'Stack' })).status).toBe(201);
-    expect((await as(alice).patch(`/api/shelves/${id}`, { book_ids: ['ghost'] })).body.errors[0].field).toBe('book_ids.0');
-    expect((await as(alice).patch(`/api/shelves/${id}`, { book_ids: ids(2, 1, 0) })).body.book_ids).toEqual(ids(2, 1, 0));
-    expect((await as(alice).put(`/api/shelves/${id}/books/${ids(1)[0]}`)).status).toBe(204);
+    const id = (await as(t.app, alice).post('/api/shelves', { name: 'Stack', is_public: true, book_ids: ids(1, 0) }).expect(201)).body.id;
+    expect((await as(t.app, alice).post('/api/shelves', { name: 'STACK ' })).body.code).toBe('shelf_name_taken');
+    expect((await as(t.app, bob).post('/api/shelves', { name: 'Stack' })).status).toBe(201);
+    expect((await as(t.app, alice).patch(`/api/shelves/${id}`, { book_ids: ['ghost'] })).body.errors[0].field).toBe('book_ids.0');
+    expect((await as(t.app, alice).patch(`/api/shelves/${id}`, { book_ids: ids(2, 1, 0) })).body.book_ids).toEqual(ids(2, 1, 0));
+    expect((await as(t.app, alice).put(`/api/shelves/${id}/books/${ids(1)[0]}`)).status).toBe(204);
     const bookRepo = t.container.di.resolve<BookRepository>(PORTS.BookRepository);
     await bookRepo.delete(ids(1)[0] as string);
     await t.container.di.resolve<ShelfRepository>(PORTS.ShelfRepository).removeBookEverywhere(ids(1)[0] as string, new Date());
-    expect((await as(bob).get(`/api/shelves/${id}`)).body).toMatchObject({ book_ids: ids(2, 0), book_count: 2 });
-    const page = await as(bob).get(`/api/shelves/${id}/books?page=2&page_size=1`);
+    expect((await as(t.app, bob).get(`/api/shelves/${id}`)).body).toMatchObject({ book_ids: ids(2, 0), book_count: 2 });
+    const page = await as(t.app, bob).get(`/api/shelves/${id}/books?page=2&page_size=1`);
     expect(page.body).toMatchObject({ total: 2, total_pages: 2, items: [{ id: ids(0)[0] }] });
   });
 });

@@ -2,7 +2,6 @@ import type { Express } from 'express';
 import { pino } from 'pino';
 import request from 'supertest';
 import { createApp } from '../../src/adapters/http/app.js';
-import type { Clock } from '../../src/application/ports.js';
 import { loadConfig, type Config } from '../../src/bootstrap/config.js';
 import { buildContainer, type ContainerOverrides, type StacksContainer } from '../../src/bootstrap/container.js';
 import { httpDepsFrom } from '../../src/bootstrap/http.js';
@@ -15,17 +14,6 @@ export interface TestApp {
   readonly container: StacksContainer;
   readonly config: Config;
   close(): Promise<void>;
-}
-
-/** A clock tests can move forward. */
-export class FakeClock implements Clock {
-  constructor(private current = new Date('2026-11-22T10:00:00.000Z')) {}
-  now(): Date {
-    return new Date(this.current);
-  }
-  advance(ms: number): void {
-    this.current = new Date(this.current.getTime() + ms);
-  }
 }
 
 /** The real composition root over the in-memory store (or the env given), with cheap bcrypt. */

@@ -6,7 +6,8 @@ import { pathToFileURL } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as core from '../../src/index.js';
-import type { Clock, IdGenerator, IssuedToken, PasswordHasher, TokenClaims, TokenService, User } from '../../src/index.js';
+import type { IssuedToken, TokenClaims, TokenService, User } from '../../src/index.js';
+import { FakeClock, PlainPasswordHasher, SequentialIds } from '../support/kit.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
@@ -66,14 +67,6 @@ describe('the embeddable core entry (package.json "exports": ".")', () => {
 });
 
 describe('a scenario driven through the core alone, without HTTP', () => {
-  class PlainHasher implements PasswordHasher {
-    async hash(password: string): Promise<string> {
-      return `plain:${password}`;
-    }
-    async verify(password: string, hash: string | null): Promise<boolean> {
-      return hash === `plain:${password}`;
-    }
-  }
   class CountingTokens implements TokenService {
     private issued = new Map<string, TokenClaims>();
     issue(user: User): IssuedToken {
@@ -87,13 +80,12 @@ describe('a scenario driven through the core alone, without HTTP', () => {
       return claims;
     }
   }
-  const clock: Clock = { now: () => new Date('2026-11-22T10:00:00.000Z') };
-  let n = 0;
-  const ids: IdGenerator = { next: () => `id-${++n}` };
+  const clock = new FakeClock();
+  const ids = new SequentialIds('id-');
 
   it('registers, logs in, authenticates a token and creates a shelf over the in-memory store', async () => {
     const store = core.createMemoryStore();
-    const hasher = new PlainHasher();
+    const hasher = new PlainPasswordHasher();
     const tokens = new CountingTokens();
     const settings = { registrationOpen: true, localLogin: true, defaultRole: 'user' as const, firstUserBecomesAdmin: true };
     const register = new core.RegisterUser(store.users, hasher, tokens, clock, ids, settings);

@@ -7,7 +7,8 @@ import request from 'supertest';
 import type { ContainerOverrides } from '../../../src/bootstrap/container.js';
 import { upload } from '../../support/books.js';
 import { buildEpub, buildPdf } from '../../support/fixtures/index.js';
-import { FakeClock, bearer, registerUser, startTestApp, type Session, type TestApp } from '../../support/test-app.js';
+import { bearer, registerUser, startTestApp, type Session, type TestApp } from '../../support/test-app.js';
+import { FakeClock } from '../../support/clock.js';
 
 /** The catalogue's shared service: the embedded (SQLite) store in a temp DATA_DIR, on a real socket. */
 export interface World {

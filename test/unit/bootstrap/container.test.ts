@@ -11,7 +11,7 @@ import { loadConfig } from '../../../src/bootstrap/config.js';
 import { buildContainer, type StacksContainer } from '../../../src/bootstrap/container.js';
 import { httpDepsFrom } from '../../../src/bootstrap/http.js';
 import { PORTS } from '../../../src/bootstrap/tokens.js';
-import { FakeClock } from '../../support/test-app.js';
+import { FakeClock } from '../../support/clock.js';
 
 type UseCaseClass = abstract new (...args: never[]) => object;
 

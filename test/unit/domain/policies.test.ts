@@ -1,7 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import { actorFor, type Actor } from '../../../src/domain/actor.js';
-import type { RoleName } from '../../../src/domain/permissions.js';
-import { permissionsOf } from '../../../src/domain/permissions.js';
+import type { Actor } from '../../../src/domain/actor.js';
+import { permissionsOf, type RoleName } from '../../../src/domain/permissions.js';
 import {
   canCreateShelf,
   canDeleteBook,
@@ -13,9 +12,9 @@ import {
   canSeeShelf,
   canUploadBook,
 } from '../../../src/domain/policies.js';
-import { aBook, aShelf } from '../../support/builders.js';
+import { aBook, anActor, aShelf } from '../../support/kit.js';
 
-const actor = (id: string, role: RoleName): Actor => actorFor({ id, username: id, roles: [role] });
+const actor = (id: string, role: RoleName) => anActor(role, id);
 const admin = actor('root', 'admin');
 const owner = actor('alice', 'user');
 const other = actor('bob', 'user');

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest';
 import { JwtTokenService } from '../../../src/adapters/identity/jwt-token-service.js';
 import { AuthenticationError } from '../../../src/domain/errors.js';
 import type { User } from '../../../src/domain/user.js';
+import { FakeClock, SequentialIds } from '../../support/kit.js';
 
 const SECRET = 'test-secret-of-at-least-thirty-two-bytes-0123456789';
 const NINETY_DAYS = 90 * 86400;
@@ -18,10 +19,8 @@ const user: User = {
 };
 
 function service(now: Date = NOW, extra: { issuer?: string; audience?: string } = {}) {
-  let n = 0;
   return new JwtTokenService({
-    secret: SECRET, expiresInSeconds: NINETY_DAYS, clock: { now: () => now },
-    ids: { next: () => `jti-${++n}` }, ...extra,
+    secret: SECRET, expiresInSeconds: NINETY_DAYS, clock: new FakeClock(now), ids: new SequentialIds('jti-'), ...extra,
   });
 }
 

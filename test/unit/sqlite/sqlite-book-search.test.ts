@@ -1,8 +1,8 @@
 import { beforeAll, afterAll, describe, expect, it } from 'vitest';
-import { InMemoryBookRepository } from '../../src/adapters/memory/in-memory-book-repository.js';
-import { createSqliteStore, type SqliteStore } from '../../src/adapters/sqlite/sqlite-store.js';
-import { BOOK_SORTS, type Book, type BookQuery } from '../../src/domain/book.js';
-import { aBook, instant } from '../support/builders.js';
+import { InMemoryBookRepository } from '../../../src/adapters/memory/in-memory-book-repository.js';
+import { createSqliteStore, type SqliteStore } from '../../../src/adapters/sqlite/sqlite-store.js';
+import { BOOK_SORTS, type Book, type BookQuery } from '../../../src/domain/book.js';
+import { aBook, instant } from '../../support/builders.js';
 
 // SQLite pages a query one of two ways (sort every match, or walk the sort index when there are more than a
 // few hundred matches); both must agree with the in-memory store, the reference, on a library big enough for either.

@@ -5,9 +5,8 @@ import { FsBlobStore } from '../../../src/adapters/files/fs-blob-store.js';
 import { SafeMetadataReader } from '../../../src/adapters/metadata/safe-metadata-reader.js';
 import type { ExtractedBook, MetadataReader, StagedFile } from '../../../src/application/ports.js';
 import { UploadBook } from '../../../src/application/use-cases/upload-book.js';
-import { aBook } from '../../support/builders.js';
 import { buildEpub, buildPdf, seededBytes } from '../../support/fixtures/index.js';
-import { aBookWorld, anActor, sourceOf, type BookWorld } from './book-use-cases-support.js';
+import { aBook, aBookWorld, anActor, sourceOf, type BookWorld } from '../../support/kit.js';
 
 let reader: SafeMetadataReader;
 let w: BookWorld;

@@ -1,23 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryUserRepository } from '../../../src/adapters/memory/in-memory-user-repository.js';
-import type { IdGenerator, OidcIdentityClaims } from '../../../src/application/ports.js';
 import { OidcAccounts, type OidcAccountSettings } from '../../../src/application/use-cases/oidc-accounts.js';
 import type { RoleName } from '../../../src/domain/permissions.js';
-import { aUser } from '../../support/builders.js';
-import { FakeClock } from '../../support/test-app.js';
-
-class SequentialIds implements IdGenerator {
-  private n = 0;
-  next(): string {
-    this.n += 1;
-    return `ID${String(this.n).padStart(6, '0')}`;
-  }
-}
-
-const ISSUER = 'https://idp.example';
-const claims = (overrides: Partial<OidcIdentityClaims> = {}): OidcIdentityClaims => ({
-  issuer: ISSUER, subject: 'sub-1', email: null, emailVerified: false, username: null, roles: [], ...overrides,
-});
+import { aUser, FakeClock, SequentialIds, someClaims as claims, TEST_ISSUER as ISSUER } from '../../support/kit.js';
 
 let users: InMemoryUserRepository;
 let ids: SequentialIds;
@@ -26,7 +11,7 @@ const accounts = (settings: Partial<OidcAccountSettings> = {}) =>
 
 beforeEach(() => {
   users = new InMemoryUserRepository();
-  ids = new SequentialIds();
+  ids = new SequentialIds('ID', 6);
 });
 
 describe('OidcAccounts', () => {

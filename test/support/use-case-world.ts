@@ -1,0 +1,146 @@
+import { JwtTokenService } from '../../src/adapters/identity/jwt-token-service.js';
+import { createMemoryStore } from '../../src/adapters/memory/memory-store.js';
+import type { BlobStore, MetadataReader, UploadStaging } from '../../src/application/ports.js';
+import { AddBookToShelf } from '../../src/application/use-cases/add-book-to-shelf.js';
+import { Authenticate } from '../../src/application/use-cases/authenticate.js';
+import { BootstrapAdmin } from '../../src/application/use-cases/bootstrap-admin.js';
+import { ChangePassword } from '../../src/application/use-cases/change-password.js';
+import { CompleteOidcLogin } from '../../src/application/use-cases/complete-oidc-login.js';
+import { CreateShelf } from '../../src/application/use-cases/create-shelf.js';
+import { CreateUser } from '../../src/application/use-cases/create-user.js';
+import { DeleteBook } from '../../src/application/use-cases/delete-book.js';
+import { DeleteShelf } from '../../src/application/use-cases/delete-shelf.js';
+import { DeleteUser } from '../../src/application/use-cases/delete-user.js';
+import { ExchangeOidcCode } from '../../src/application/use-cases/exchange-oidc-code.js';
+import { FindUserByUsername } from '../../src/application/use-cases/find-user-by-username.js';
+import { GetBook } from '../../src/application/use-cases/get-book.js';
+import { GetBookCover } from '../../src/application/use-cases/get-book-cover.js';
+import { GetBookFile } from '../../src/application/use-cases/get-book-file.js';
+import { GetShelf } from '../../src/application/use-cases/get-shelf.js';
+import { GetUser } from '../../src/application/use-cases/get-user.js';
+import { ListBooks } from '../../src/application/use-cases/list-books.js';
+import { ListRoles } from '../../src/application/use-cases/list-roles.js';
+import { ListShelfBooks } from '../../src/application/use-cases/list-shelf-books.js';
+import { ListShelves } from '../../src/application/use-cases/list-shelves.js';
+import { ListUsers } from '../../src/application/use-cases/list-users.js';
+import { LoginUser } from '../../src/application/use-cases/login-user.js';
+import { Logout } from '../../src/application/use-cases/logout.js';
+import { OidcAccounts } from '../../src/application/use-cases/oidc-accounts.js';
+import { OidcAttemptLimiter } from '../../src/application/use-cases/oidc-attempt-limiter.js';
+import { ReconcileBookStorage } from '../../src/application/use-cases/reconcile-book-storage.js';
+import { RegisterUser } from '../../src/application/use-cases/register-user.js';
+import { RemoveBookFromShelf } from '../../src/application/use-cases/remove-book-from-shelf.js';
+import { ResetPassword } from '../../src/application/use-cases/reset-password.js';
+import { StartOidcLogin } from '../../src/application/use-cases/start-oidc-login.js';
+import { UpdateBook } from '../../src/application/use-cases/update-book.js';
+import { UpdateShelf } from '../../src/application/use-cases/update-shelf.js';
+import { UpdateUser } from '../../src/application/use-cases/update-user.js';
+import { UploadBook } from '../../src/application/use-cases/upload-book.js';
+import { actorFor, type Actor } from '../../src/domain/actor.js';
+import type { Book } from '../../src/domain/book.js';
+import type { User } from '../../src/domain/user.js';
+import { aBook, aUser } from './builders.js';
+import { FakeClock } from './clock.js';
+import { SequentialIds } from './ids.js';
+import { FakeOidcProvider } from './oidc-provider.js';
+import { PlainPasswordHasher } from './password-hasher.js';
+import { SequentialSecrets } from './secrets.js';
+import { DEFAULT_WORLD_SETTINGS, type WorldSettings } from './world-settings.js';
+
+export interface WorldFiles {
+  readonly staging: UploadStaging;
+  readonly blobs: BlobStore;
+  readonly metadata: MetadataReader;
+}
+
+const noFile = (): never => {
+  throw new Error('this world keeps no files: use aBookWorld()');
+};
+const NO_FILES: WorldFiles = {
+  staging: { stage: noFile, discard: noFile, clear: noFile },
+  blobs: { putStaged: noFile, putBytes: noFile, read: noFile, size: noFile, delete: noFile, keys: noFile },
+  metadata: { read: noFile },
+};
+
+export interface WorldOptions extends Partial<WorldSettings> {
+  /** Prefix of the ids the use cases give new records (`id-1`, `id-2`, ...). */
+  readonly idPrefix?: string;
+  readonly files?: WorldFiles;
+}
+
+/**
+ * Every use case over one fresh in-memory store, a fixed clock, sequential ids, the real JWT
+ * service, a deterministic password hasher and a fake OpenID Provider.
+ */
+export function aWorld(options: WorldOptions = {}) {
+  const settings: WorldSettings = { ...DEFAULT_WORLD_SETTINGS, ...options };
+  const store = createMemoryStore();
+  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes } = store;
+  const { staging, blobs, metadata } = options.files ?? NO_FILES;
+  const clock = new FakeClock();
+  const ids = new SequentialIds(options.idPrefix ?? 'id-');
+  const hasher = new PlainPasswordHasher();
+  const tokens = new JwtTokenService({ secret: settings.jwtSecret, expiresInSeconds: 3600, clock, ids: new SequentialIds('jti-') });
+  const secrets = new SequentialSecrets();
+  const oidc = new FakeOidcProvider();
+  const limiter = new OidcAttemptLimiter(throttle, clock, settings.oidcPolicy);
+  const oidcAccounts = new OidcAccounts(users, clock, ids, settings.oidcAccounts);
+  return {
+    store, clock, ids, hasher, tokens, secrets, oidc,
+    bootstrapAdmin: new BootstrapAdmin(users, hasher, clock, ids),
+    registerUser: new RegisterUser(users, hasher, tokens, clock, ids, settings.registration),
+    loginUser: new LoginUser(users, hasher, tokens, throttle, clock, settings.loginPolicies, settings.registration.localLogin),
+    authenticate: new Authenticate(tokens, revocations, users),
+    logout: new Logout(revocations),
+    changePassword: new ChangePassword(users, hasher, clock),
+    createUser: new CreateUser(users, hasher, clock, ids),
+    findUserByUsername: new FindUserByUsername(users),
+    listUsers: new ListUsers(users),
+    getUser: new GetUser(users),
+    updateUser: new UpdateUser(users, clock),
+    deleteUser: new DeleteUser(users),
+    resetPassword: new ResetPassword(users, hasher, clock),
+    listRoles: new ListRoles(),
+    listBooks: new ListBooks(books),
+    getBook: new GetBook(books),
+    updateBook: new UpdateBook(books, clock),
+    deleteBook: new DeleteBook(books, shelves, blobs, clock),
+    getBookFile: new GetBookFile(books, blobs),
+    getBookCover: new GetBookCover(books, blobs),
+    uploadBook: new UploadBook(books, staging, blobs, metadata, clock, ids, settings.maxUploadBytes),
+    reconcileBookStorage: new ReconcileBookStorage(books, staging, blobs),
+    listShelves: new ListShelves(shelves),
+    createShelf: new CreateShelf(shelves, books, clock, ids),
+    getShelf: new GetShelf(shelves),
+    updateShelf: new UpdateShelf(shelves, books, clock),
+    deleteShelf: new DeleteShelf(shelves),
+    listShelfBooks: new ListShelfBooks(shelves, books),
+    addBookToShelf: new AddBookToShelf(shelves, books, clock),
+    removeBookFromShelf: new RemoveBookFromShelf(shelves, clock),
+    oidcAccounts,
+    oidcAttemptLimiter: limiter,
+    startOidcLogin: new StartOidcLogin(oidc, codes, secrets, clock, limiter, settings.oidcFlow),
+    completeOidcLogin: new CompleteOidcLogin(oidc, oidcAccounts, codes, secrets, tokens, clock, limiter, settings.oidcFlow),
+    exchangeOidcCode: new ExchangeOidcCode(codes, users, secrets, tokens, clock),
+    /** Stores a user built by aUser(overrides) and returns it with the actor it acts as. */
+    async storeUser(overrides: Partial<User> = {}): Promise<{ user: User; actor: Actor }> {
+      const user = aUser(overrides);
+      await users.create(user);
+      return { user, actor: actorFor(user) };
+    },
+    /** Stores a book built by aBook(overrides). */
+    async storeBook(overrides: Partial<Book> = {}): Promise<Book> {
+      const book = aBook(overrides);
+      await books.create(book);
+      return book;
+    },
+    /** Stores n books and returns them in order. */
+    async storeBooks(n: number): Promise<Book[]> {
+      const stored: Book[] = [];
+      for (let i = 0; i < n; i++) stored.push(await this.storeBook());
+      return stored;
+    },
+  };
+}
+
+export type World = ReturnType<typeof aWorld>;

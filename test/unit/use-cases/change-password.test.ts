@@ -1,0 +1,59 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { actorFor } from '../../../src/domain/actor.js';
+import { aWorld, errorOf, type World } from '../../support/kit.js';
+
+let w: World;
+beforeEach(() => {
+  w = aWorld();
+});
+
+const OLD = 'old password 1';
+const NEW = 'new password 2';
+
+async function member() {
+  return w.storeUser({ passwordHash: await w.hasher.hash(OLD) });
+}
+
+describe('ChangePassword', () => {
+  it('stores the new password, bumps the token version and the update time', async () => {
+    const { user, actor } = await member();
+    w.clock.advance(60_000);
+    await w.changePassword.execute(actor, { currentPassword: OLD, newPassword: NEW });
+    const stored = await w.store.users.findById(user.id);
+    expect(stored).toMatchObject({ tokenVersion: user.tokenVersion + 1, updatedAt: w.clock.now() });
+    expect(await w.hasher.verify(NEW, stored?.passwordHash ?? null)).toBe(true);
+    expect(await w.hasher.verify(OLD, stored?.passwordHash ?? null)).toBe(false);
+  });
+
+  it('makes every token issued before stop working', async () => {
+    const { user, actor } = await member();
+    const before = w.tokens.issue(user);
+    await w.changePassword.execute(actor, { currentPassword: OLD, newPassword: NEW });
+    expect(await errorOf(w.authenticate.execute(before.token))).toMatchObject({ kind: 'unauthenticated', code: 'invalid_token' });
+  });
+
+  it('refuses a wrong current password with invalid_current_password and changes nothing', async () => {
+    const { user, actor } = await member();
+    const error = await errorOf(w.changePassword.execute(actor, { currentPassword: 'not it at all', newPassword: NEW }));
+    expect(error).toMatchObject({ kind: 'forbidden', code: 'invalid_current_password' });
+    expect(await w.store.users.findById(user.id)).toEqual(user);
+  });
+
+  it('refuses an account without a password (SSO only) with password_not_set', async () => {
+    const { actor: sso } = await w.storeUser({ passwordHash: null, authProvider: 'oidc' });
+    expect(await errorOf(w.changePassword.execute(sso, { currentPassword: '', newPassword: NEW }))).toMatchObject({ kind: 'forbidden', code: 'password_not_set' });
+  });
+
+  it('refuses a new password that breaks the length rules, naming new_password', async () => {
+    const { user, actor } = await member();
+    const error = await errorOf(w.changePassword.execute(actor, { currentPassword: OLD, newPassword: 'short' }));
+    expect(error).toMatchObject({ kind: 'validation', code: 'validation_failed' });
+    expect(error.errors?.map((e) => e.field)).toEqual(['new_password']);
+    expect((await w.store.users.findById(user.id))?.tokenVersion).toBe(user.tokenVersion);
+  });
+
+  it('answers user_not_found when the account was deleted meanwhile', async () => {
+    const ghost = actorFor({ id: 'gone', username: 'gone', roles: ['user'] });
+    expect(await errorOf(w.changePassword.execute(ghost, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({ kind: 'not_found', code: 'user_not_found' });
+  });
+});

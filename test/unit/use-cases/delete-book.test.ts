@@ -1,0 +1,36 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { aBookWorld, anActor, storeBookWithFiles, aShelf, type BookWorld } from '../../support/kit.js';
+
+let w: BookWorld;
+beforeEach(async () => {
+  w = await aBookWorld();
+});
+afterEach(() => w.cleanup());
+
+const owner = anActor('user', 'owner-1');
+const bytes = Buffer.from('0123456789abcdefghij');
+const storedBook = (id: string, withCover = true) =>
+  storeBookWithFiles(w, { id, owner: { id: 'owner-1', username: 'owner-1' } }, bytes, withCover ? Buffer.from('png') : null);
+
+describe('DeleteBook', () => {
+  it('removes the record, the shelf entries, the file and the cover', async () => {
+    await storedBook('gone');
+    await storedBook('stays', false);
+    const shelf = aShelf({ bookIds: ['stays', 'gone'] });
+    await w.store.shelves.create(shelf);
+    await w.deleteBook.execute(owner, 'gone');
+    expect((await w.store.books.existingIds(['gone'])).has('gone')).toBe(false);
+    expect((await w.store.shelves.findById(shelf.id))?.bookIds).toEqual(['stays']);
+    expect(await w.files()).toEqual({ books: ['stays.book'], tmp: [] });
+  });
+
+  it('is permission_denied for another user, who can still see the book, and book_not_found for none', async () => {
+    await storedBook('theirs');
+    const remove = w.deleteBook;
+    await expect(remove.execute(anActor('user', 'someone-else'), 'theirs')).rejects.toMatchObject({ code: 'permission_denied' });
+    await expect(remove.execute(owner, 'nothing')).rejects.toMatchObject({ code: 'book_not_found' });
+    expect((await w.store.books.existingIds(['theirs'])).has('theirs')).toBe(true);
+    await remove.execute(anActor('admin'), 'theirs');
+    expect((await w.store.books.existingIds(['theirs'])).has('theirs')).toBe(false);
+  });
+});

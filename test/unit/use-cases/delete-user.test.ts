@@ -1,0 +1,39 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { admin, alice, aWorld, errorOf, type World } from '../../support/kit.js';
+
+let w: World;
+beforeEach(() => {
+  w = aWorld();
+});
+
+describe('DeleteUser', () => {
+  it('deletes the account, and its tokens stop working at once', async () => {
+    const { user } = await w.storeUser();
+    const issued = w.tokens.issue(user);
+    await w.deleteUser.execute(admin, user.id);
+    expect(await w.store.users.findById(user.id)).toBeNull();
+    expect(await errorOf(w.authenticate.execute(issued.token))).toMatchObject({ kind: 'unauthenticated', code: 'invalid_token' });
+  });
+
+  it('refuses to delete the last active admin with last_admin, but deletes an admin who has a peer', async () => {
+    const { user: first } = await w.storeUser({ roles: ['admin'] });
+    expect(await errorOf(w.deleteUser.execute(admin, first.id))).toMatchObject({ kind: 'conflict', code: 'last_admin' });
+    expect(await w.store.users.findById(first.id)).toEqual(first);
+    await w.storeUser({ roles: ['admin'] });
+    await w.deleteUser.execute(admin, first.id);
+    expect(await w.store.users.findById(first.id)).toBeNull();
+  });
+
+  it('deletes a disabled admin even when no other admin is active', async () => {
+    const { user } = await w.storeUser({ roles: ['admin'], disabled: true });
+    await w.deleteUser.execute(admin, user.id);
+    expect(await w.store.users.count()).toBe(0);
+  });
+
+  it('answers user_not_found for an unknown id, and permission_denied for a non-admin', async () => {
+    const { user } = await w.storeUser();
+    expect(await errorOf(w.deleteUser.execute(admin, 'ghost'))).toMatchObject({ kind: 'not_found', code: 'user_not_found' });
+    expect(await errorOf(w.deleteUser.execute(alice, user.id))).toMatchObject({ kind: 'forbidden', code: 'permission_denied' });
+    expect(await w.store.users.findById(user.id)).toEqual(user);
+  });
+});

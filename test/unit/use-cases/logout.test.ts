@@ -1,0 +1,35 @@
+import { beforeEach, describe, expect, it } from 'vitest';
+import { aWorld, errorOf, type World } from '../../support/kit.js';
+
+let w: World;
+beforeEach(() => {
+  w = aWorld();
+});
+
+describe('Logout', () => {
+  it('revokes the token it was called with, and only that one', async () => {
+    const { user } = await w.storeUser();
+    const [used, other] = [w.tokens.issue(user), w.tokens.issue(user)];
+    const { claims } = await w.authenticate.execute(used.token);
+    await w.logout.execute(claims);
+    expect(await w.store.revocations.isRevoked(used.jti)).toBe(true);
+    expect(await errorOf(w.authenticate.execute(used.token))).toMatchObject({ kind: 'unauthenticated', code: 'invalid_token' });
+    expect((await w.authenticate.execute(other.token)).user.id).toBe(user.id);
+  });
+
+  it('is idempotent', async () => {
+    const { user } = await w.storeUser();
+    const { claims } = await w.authenticate.execute(w.tokens.issue(user).token);
+    await w.logout.execute(claims);
+    await w.logout.execute(claims);
+    expect(await w.store.revocations.isRevoked(claims.jti)).toBe(true);
+  });
+
+  it('keeps the revocation until the token would have expired anyway', async () => {
+    const { user } = await w.storeUser();
+    const { claims } = await w.authenticate.execute(w.tokens.issue(user).token);
+    await w.logout.execute(claims);
+    expect(await w.store.revocations.purgeExpired(new Date(claims.expiresAt.getTime() - 1000))).toBe(0);
+    expect(await w.store.revocations.purgeExpired(new Date(claims.expiresAt.getTime() + 1000))).toBe(1);
+  });
+});
