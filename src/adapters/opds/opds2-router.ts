@@ -66,7 +66,7 @@ export function opds2Router(deps: OpdsDeps, basic: BasicAuthenticator): Router {
     const sort = sortOf(req, BY_TITLE);
     const page = await deps.listBooks.execute(actor(res), { q: query, sort, ...paging(req) });
     const params = { query, sort: req.query['sort'] as string | undefined, page_size: sizeParam(req) };
-    const twin = acquisition12(hrefOf({ path: `${ROOT}/search`, params: { q: query } }));
+    const twin = acquisition12(`${ROOT}/search?q=${encodeURIComponent(query)}`);
     json(res, OPDS2_TYPES.feed, publicationsFeed({ title: `Search: ${query}`, address: { path: `${V2}/search`, params }, twin }, page, sort));
   });
   router.get('/shelves', async (req, res) => {
