@@ -14,6 +14,7 @@ let t: TestApp;
 let alice: Session;
 beforeEach(async () => {
   t = await startTestApp({}, { loginPolicies: { account: { maxFailures: 3, windowMs: 60_000, blockMs: 60_000, maxBlockMs: 60_000 }, address: { maxFailures: 50, windowMs: 60_000, blockMs: 60_000, maxBlockMs: 60_000 } } });
+  await registerUser(t.app, 'admin');
   alice = await registerUser(t.app, 'alice');
   await registerUser(t.app, 'bob');
 });
