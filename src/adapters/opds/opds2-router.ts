@@ -8,7 +8,7 @@ import { OPDS_TYPES, ROOT } from './opds-feeds.js';
 import { idOf, pageOf, pageSizeOf, searchTermsOf, sendBody, sortOf } from './opds-request.js';
 import { AUTH_DOCUMENT_LINK_HEADER, authenticationDocument } from './opds2-authentication.js';
 import { navigationFeed, publicationsFeed, shelfLink, type FeedHead } from './opds2-feeds.js';
-import { hrefOf, OPDS2_RELS, OPDS2_TYPES, V2 } from './opds2-links.js';
+import { OPDS2_RELS, OPDS2_TYPES, V2 } from './opds2-links.js';
 import { publication } from './opds2-publication.js';
 import { placeholderCoverPng, PLACEHOLDER_COVER } from './placeholder-cover.js';
 
