@@ -1,6 +1,7 @@
 import { MEDIA_TYPES, type Book } from '../../domain/book.js';
 import type { Page } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
+import { OPDS2_TYPES } from './opds2-links.js';
 import { el, xmlDocument, type XmlChild, type XmlElement } from './xml.js';
 
 export const OPDS_TYPES = {
@@ -35,6 +36,8 @@ export interface FeedHead {
   /** Path and query of this feed, without the page parameter. */
   readonly self: string;
   readonly kind: 'navigation' | 'acquisition';
+  /** Path and query of the same feed in OPDS 2.0 (`/opds/v2/...`), without the page parameter. */
+  readonly twin: string;
 }
 
 /** An entry of a navigation feed: a link to another feed. */
@@ -73,6 +76,7 @@ function feed(head: FeedHead, updated: Date, page: Page<unknown> | null, entries
       link('start', ROOT, OPDS_TYPES.navigation),
       link('search', `${ROOT}/opensearch.xml`, OPDS_TYPES.openSearch),
       link('search', `${ROOT}/search?q={searchTerms}`, OPDS_TYPES.acquisition),
+      link('alternate', page && page.page > 1 ? withPage(head.twin, page.page) : head.twin, OPDS2_TYPES.feed),
       ...paging,
       ...entries,
     ),

@@ -1,78 +1,29 @@
 import express, { type Request, type Response, type Router } from 'express';
-import { pipeline } from 'node:stream/promises';
-import type { Authenticate } from '../../application/use-cases/authenticate.js';
-import type { GetBook } from '../../application/use-cases/get-book.js';
-import type { GetBookCover } from '../../application/use-cases/get-book-cover.js';
-import type { GetBookFile } from '../../application/use-cases/get-book-file.js';
-import type { GetShelf } from '../../application/use-cases/get-shelf.js';
-import type { ListBooks } from '../../application/use-cases/list-books.js';
-import type { ListShelfBooks } from '../../application/use-cases/list-shelf-books.js';
-import type { ListShelves } from '../../application/use-cases/list-shelves.js';
-import type { LoginUser } from '../../application/use-cases/login-user.js';
 import type { Actor } from '../../domain/actor.js';
 import type { BookSort } from '../../domain/book.js';
-import { NotFoundError, ValidationError } from '../../domain/errors.js';
 import { BasicAuthenticator } from './basic-auth.js';
+import type { OpdsDeps } from './opds-deps.js';
 import { acquisitionFeed, entryDocument, navigationFeed, OPDS_RELS, OPDS_TYPES, openSearchDescription, ROOT, shelfItem } from './opds-feeds.js';
+import { idOf, pageOf, searchTermsOf, sendBody, stream } from './opds-request.js';
+import { hrefOf, V2 } from './opds2-links.js';
+import { opds2Router } from './opds2-router.js';
 
-export interface OpdsDeps {
-  readonly login: LoginUser;
-  /** Re-checks a remembered Basic login like a bearer token (disabled, password changed, roles). */
-  readonly authenticate: Authenticate;
-  readonly listBooks: ListBooks;
-  readonly getBook: GetBook;
-  readonly file: GetBookFile;
-  readonly cover: GetBookCover;
-  readonly listShelves: ListShelves;
-  readonly getShelf: GetShelf;
-  readonly listShelfBooks: ListShelfBooks;
-  /** PUBLIC_URL, for the absolute search template. */
-  readonly publicUrl: string;
-}
+export type { OpdsDeps } from './opds-deps.js';
 
 export const OPDS_PAGE_SIZE = 20;
-const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const NEWEST: BookSort = { field: 'added', descending: true };
 const BY_TITLE: BookSort = { field: 'title', descending: false };
 
-function pageOf(req: Request): number {
-  const raw = req.query['page'];
-  if (raw === undefined) return 1;
-  if (typeof raw === 'string' && /^[1-9]\d{0,5}$/.test(raw)) return Number(raw);
-  throw new ValidationError('The request query is invalid.', [{ location: 'query', field: 'page', message: 'must be a whole number from 1' }]);
-}
+const sendXml = (res: Response, type: string, xml: string) => sendBody(res, `${type};charset=utf-8`, xml);
 
-function searchTerms(req: Request): string {
-  const q = req.query['q'];
-  const terms = typeof q === 'string' ? q.trim() : '';
-  if (terms === '' || terms.length > 200) {
-    throw new ValidationError('The request query is invalid.', [{ location: 'query', field: 'q', message: 'must be 1-200 characters' }]);
-  }
-  return terms;
-}
-
-function idOf(req: Request, code: 'book_not_found' | 'shelf_not_found'): string {
-  const id = String(req.params['id']);
-  if (!ID.test(id)) throw new NotFoundError(code, `No ${code === 'book_not_found' ? 'book' : 'shelf'} with id '${id.slice(0, 64)}'.`);
-  return id;
-}
-
-function sendXml(res: Response, type: string, xml: string): void {
-  res.setHeader('Content-Type', `${type};charset=utf-8`);
-  res.send(Buffer.from(xml, 'utf8'));
-}
-
-async function stream(req: Request, res: Response, body: () => Promise<AsyncIterable<Uint8Array>>): Promise<void> {
-  if (req.method === 'HEAD') return void res.end();
-  await pipeline(await body(), res).catch((error: unknown) => {
-    if ((error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
-  });
-}
-
-/** The OPDS 1.2 catalog under /opds, for e-reader apps that speak HTTP Basic but not bearer tokens. */
+/**
+ * The OPDS 1.2 catalog under /opds, for e-reader apps that speak HTTP Basic but not bearer tokens,
+ * and the OPDS 2.0 catalog under /opds/v2 with the same authenticator.
+ */
 export function opdsRouter(deps: OpdsDeps): Router {
   const router = express.Router();
   const basic = new BasicAuthenticator(deps.login, deps.authenticate);
+  router.use('/v2', opds2Router(deps, basic));
   router.use(async (req, res, next) => {
     res.locals['actor'] = await basic.actor(req, res);
     next();
@@ -88,32 +39,33 @@ export function opdsRouter(deps: OpdsDeps): Router {
       { id: 'urn:stacks:opds:books', title: 'All books', text: 'Every book, by title', href: `${ROOT}/books`, rel: 'subsection', kind: 'acquisition', updated: now },
       { id: 'urn:stacks:opds:shelves', title: 'Shelves', text: 'Your shelves and every public shelf', href: `${ROOT}/shelves`, rel: 'subsection', kind: 'navigation', updated: now },
     ] as const;
-    sendXml(res, OPDS_TYPES.navigation, navigationFeed({ id: 'urn:stacks:opds:root', title: 'Stacks', self: ROOT, kind: 'navigation' }, items, null, now));
+    sendXml(res, OPDS_TYPES.navigation, navigationFeed({ id: 'urn:stacks:opds:root', title: 'Stacks', self: ROOT, kind: 'navigation', twin: V2 }, items, null, now));
   });
   router.get('/recent', async (req, res) => {
-    const head = { id: 'urn:stacks:opds:recent', title: 'Recently added', self: `${ROOT}/recent`, kind: 'acquisition' } as const;
+    const head = { id: 'urn:stacks:opds:recent', title: 'Recently added', self: `${ROOT}/recent`, kind: 'acquisition', twin: `${V2}/recent` } as const;
     sendXml(res, OPDS_TYPES.acquisition, acquisitionFeed(head, await books(req, res, NEWEST), new Date()));
   });
   router.get('/books', async (req, res) => {
-    const head = { id: 'urn:stacks:opds:books', title: 'All books', self: `${ROOT}/books`, kind: 'acquisition' } as const;
+    const head = { id: 'urn:stacks:opds:books', title: 'All books', self: `${ROOT}/books`, kind: 'acquisition', twin: `${V2}/books` } as const;
     sendXml(res, OPDS_TYPES.acquisition, acquisitionFeed(head, await books(req, res, BY_TITLE), new Date()));
   });
   router.get('/search', async (req, res) => {
-    const q = searchTerms(req);
+    const q = searchTermsOf(req, 'q');
     const self = `${ROOT}/search?q=${encodeURIComponent(q)}`;
-    const head = { id: `urn:stacks:opds:search:${encodeURIComponent(q)}`, title: `Search: ${q}`, self, kind: 'acquisition' } as const;
+    const twin = hrefOf({ path: `${V2}/search`, params: { query: q } });
+    const head = { id: `urn:stacks:opds:search:${encodeURIComponent(q)}`, title: `Search: ${q}`, self, kind: 'acquisition', twin } as const;
     sendXml(res, OPDS_TYPES.acquisition, acquisitionFeed(head, await books(req, res, BY_TITLE, q), new Date()));
   });
   router.get('/opensearch.xml', (_req, res) => sendXml(res, OPDS_TYPES.openSearch, openSearchDescription(deps.publicUrl)));
   router.get('/shelves', async (req, res) => {
     const page = await deps.listShelves.execute(actor(res), { onlyOwn: false, page: pageOf(req), pageSize: OPDS_PAGE_SIZE });
-    const head = { id: 'urn:stacks:opds:shelves', title: 'Shelves', self: `${ROOT}/shelves`, kind: 'navigation' } as const;
+    const head = { id: 'urn:stacks:opds:shelves', title: 'Shelves', self: `${ROOT}/shelves`, kind: 'navigation', twin: `${V2}/shelves` } as const;
     sendXml(res, OPDS_TYPES.navigation, navigationFeed(head, page.items.map(shelfItem), page, new Date()));
   });
   router.get('/shelves/:id', async (req, res) => {
     const shelf = shelfItem(await deps.getShelf.execute(actor(res), idOf(req, 'shelf_not_found')));
     const page = await deps.listShelfBooks.execute(actor(res), { shelfId: shelf.shelfId, page: pageOf(req), pageSize: OPDS_PAGE_SIZE });
-    const head = { id: shelf.id, title: shelf.title, self: shelf.href, kind: 'acquisition' } as const;
+    const head = { id: shelf.id, title: shelf.title, self: shelf.href, kind: 'acquisition', twin: shelf.href.replace(ROOT, V2) } as const;
     sendXml(res, OPDS_TYPES.acquisition, acquisitionFeed(head, page, new Date()));
   });
   router.get('/books/:id', async (req, res) => {

@@ -1,0 +1,65 @@
+import type { Request, Response } from 'express';
+import { pipeline } from 'node:stream/promises';
+import { BOOK_SORTS, type BookSort, type BookSortField } from '../../domain/book.js';
+import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/page.js';
+
+/** Query parsing shared by the OPDS 1.2 and 2.0 routers: out-of-range values are a 422, never clamped. */
+const ID = /^[A-Za-z0-9_-]{1,64}$/;
+const WHOLE = /^[1-9]\d{0,5}$/;
+
+const invalid = (field: string, message: string) =>
+  new ValidationError('The request query is invalid.', [{ location: 'query', field, message }]);
+
+function wholeNumber(req: Request, field: string, fallback: number, max: number): number {
+  const raw = req.query[field];
+  if (raw === undefined) return fallback;
+  if (typeof raw === 'string' && WHOLE.test(raw) && Number(raw) <= max) return Number(raw);
+  throw invalid(field, `must be a whole number from 1 to ${max}`);
+}
+
+/** `page`, 1-based. */
+export function pageOf(req: Request): number {
+  return wholeNumber(req, 'page', 1, 999_999);
+}
+
+/** `page_size`, as the REST API takes it (1..100, default 20). */
+export function pageSizeOf(req: Request): number {
+  return wholeNumber(req, 'page_size', DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE);
+}
+
+/** A `sort` in the REST API's form (`title`, `-added`, ...), or the fallback when absent. */
+export function sortOf(req: Request, fallback: BookSort): BookSort {
+  const raw = req.query['sort'];
+  if (raw === undefined) return fallback;
+  const field = typeof raw === 'string' ? raw.replace(/^-/, '') : '';
+  if (!(BOOK_SORTS as readonly string[]).includes(field)) throw invalid('sort', `must be one of ${BOOK_SORTS.join(', ')}, optionally prefixed with -`);
+  return { field: field as BookSortField, descending: (raw as string).startsWith('-') };
+}
+
+/** The search terms of `name` (1-200 characters once trimmed). */
+export function searchTermsOf(req: Request, name: 'q' | 'query'): string {
+  const raw = req.query[name];
+  const terms = typeof raw === 'string' ? raw.trim() : '';
+  if (terms === '' || terms.length > 200) throw invalid(name, 'must be 1-200 characters');
+  return terms;
+}
+
+export function idOf(req: Request, code: 'book_not_found' | 'shelf_not_found'): string {
+  const id = String(req.params['id']);
+  if (!ID.test(id)) throw new NotFoundError(code, `No ${code === 'book_not_found' ? 'book' : 'shelf'} with id '${id.slice(0, 64)}'.`);
+  return id;
+}
+
+/** Sends a body of an exact media type (a Buffer, so Express adds no charset of its own). */
+export function sendBody(res: Response, type: string, body: string): void {
+  res.setHeader('Content-Type', type);
+  res.send(Buffer.from(body, 'utf8'));
+}
+
+export async function stream(req: Request, res: Response, body: () => Promise<AsyncIterable<Uint8Array>>): Promise<void> {
+  if (req.method === 'HEAD') return void res.end();
+  await pipeline(await body(), res).catch((error: unknown) => {
+    if ((error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
+  });
+}
