@@ -1,5 +1,5 @@
 import type { Book, BookQuery, BookSort } from '../../domain/book.js';
-import { ConflictError } from '../../domain/errors.js';
+import { duplicateBook } from '../../domain/error-catalogue.js';
 import { offsetOf } from '../../domain/page.js';
 import type { BookRepository, Slice } from '../../application/ports.js';
 import { compareText, copy, MemoryDatabase } from './memory-database.js';
@@ -59,7 +59,7 @@ export class InMemoryBookRepository implements BookRepository {
   private assertUniqueSha(book: Book): void {
     const other = [...this.db.books.values()].find((b) => b.sha256 === book.sha256 && b.id !== book.id);
     if (other) {
-      throw new ConflictError('duplicate_book', 'This file is already in the library.', { book_id: other.id });
+      throw duplicateBook(other.id);
     }
   }
 }

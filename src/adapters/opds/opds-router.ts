@@ -11,7 +11,8 @@ import type { ListShelves } from '../../application/use-cases/list-shelves.js';
 import type { LoginUser } from '../../application/use-cases/login-user.js';
 import type { Actor } from '../../domain/actor.js';
 import type { BookSort } from '../../domain/book.js';
-import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { bookNotFound, invalidInput, shelfNotFound } from '../../domain/error-catalogue.js';
+import { NotFoundError } from '../../domain/errors.js';
 import { BasicAuthenticator } from './basic-auth.js';
 import { acquisitionFeed, entryDocument, navigationFeed, OPDS_RELS, OPDS_TYPES, openSearchDescription, ROOT, shelfItem } from './opds-feeds.js';
 
@@ -39,21 +40,24 @@ function pageOf(req: Request): number {
   const raw = req.query['page'];
   if (raw === undefined) return 1;
   if (typeof raw === 'string' && /^[1-9]\d{0,5}$/.test(raw)) return Number(raw);
-  throw new ValidationError('The request query is invalid.', [{ location: 'query', field: 'page', message: 'must be a whole number from 1' }]);
+  throw queryError('page', 'must be a whole number from 1');
 }
 
 function searchTerms(req: Request): string {
   const q = req.query['q'];
   const terms = typeof q === 'string' ? q.trim() : '';
   if (terms === '' || terms.length > 200) {
-    throw new ValidationError('The request query is invalid.', [{ location: 'query', field: 'q', message: 'must be 1-200 characters' }]);
+    throw queryError('q', 'must be 1-200 characters');
   }
   return terms;
 }
 
-function idOf(req: Request, code: 'book_not_found' | 'shelf_not_found'): string {
+/** A query parameter error; the field names its part so the error handler does not say `body`. */
+const queryError = (field: string, message: string) => invalidInput('The request query is invalid.', [{ location: 'query', field, message }]);
+
+function idOf(req: Request, notFound: (id: string) => NotFoundError): string {
   const id = String(req.params['id']);
-  if (!ID.test(id)) throw new NotFoundError(code, `No ${code === 'book_not_found' ? 'book' : 'shelf'} with id '${id.slice(0, 64)}'.`);
+  if (!ID.test(id)) throw notFound(id.slice(0, 64));
   return id;
 }
 
@@ -111,16 +115,16 @@ export function opdsRouter(deps: OpdsDeps): Router {
     sendXml(res, OPDS_TYPES.navigation, navigationFeed(head, page.items.map(shelfItem), page, new Date()));
   });
   router.get('/shelves/:id', async (req, res) => {
-    const shelf = shelfItem(await deps.getShelf.execute(actor(res), idOf(req, 'shelf_not_found')));
+    const shelf = shelfItem(await deps.getShelf.execute(actor(res), idOf(req, shelfNotFound)));
     const page = await deps.listShelfBooks.execute(actor(res), { shelfId: shelf.shelfId, page: pageOf(req), pageSize: OPDS_PAGE_SIZE });
     const head = { id: shelf.id, title: shelf.title, self: shelf.href, kind: 'acquisition' } as const;
     sendXml(res, OPDS_TYPES.acquisition, acquisitionFeed(head, page, new Date()));
   });
   router.get('/books/:id', async (req, res) => {
-    sendXml(res, OPDS_TYPES.entry, entryDocument(await deps.getBook.execute(actor(res), idOf(req, 'book_not_found'))));
+    sendXml(res, OPDS_TYPES.entry, entryDocument(await deps.getBook.execute(actor(res), idOf(req, bookNotFound))));
   });
   router.get('/books/:id/file', async (req, res) => {
-    const file = await deps.file.execute(actor(res), idOf(req, 'book_not_found'));
+    const file = await deps.file.execute(actor(res), idOf(req, bookNotFound));
     res.attachment(file.fileName);
     res.setHeader('Content-Type', file.mediaType);
     res.setHeader('Content-Length', String(file.size));
@@ -128,7 +132,7 @@ export function opdsRouter(deps: OpdsDeps): Router {
     await stream(req, res, () => file.open());
   });
   router.get('/books/:id/cover', async (req, res) => {
-    const cover = await deps.cover.execute(actor(res), idOf(req, 'book_not_found'));
+    const cover = await deps.cover.execute(actor(res), idOf(req, bookNotFound));
     res.setHeader('Content-Type', cover.mediaType);
     await stream(req, res, async () => cover.body);
   });
