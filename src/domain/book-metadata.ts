@@ -15,6 +15,8 @@ export const BOOK_FIELD_LIMITS = {
   tags: 100,
   series: 300,
   seriesIndex: 100_000,
+  /** An ISBN as typed, hyphens and spaces included. */
+  isbnInput: 20,
 } as const;
 
 /** Some metadata fields, as a person (override, PATCH) or a file gives them. */

@@ -1,4 +1,4 @@
-import type { Book, BookQuery, BookSort } from '../../domain/book.js';
+import { bookSearchText, type Book, type BookQuery, type BookSort } from '../../domain/book.js';
 import { duplicateBook } from '../../domain/error-catalogue.js';
 import { offsetOf } from '../../domain/page.js';
 import type { BookRepository, Slice } from '../../application/ports.js';
@@ -64,14 +64,8 @@ export class InMemoryBookRepository implements BookRepository {
   }
 }
 
-const SEARCH_SEPARATOR = '\u001f';
-
-function searchText(book: Book): string {
-  return [book.title, ...book.authors, ...book.tags, book.series ?? ''].join(SEARCH_SEPARATOR).toLowerCase();
-}
-
 function matchesQuery(book: Book, query: BookQuery): boolean {
-  if (query.q && !searchText(book).includes(query.q.toLowerCase())) return false;
+  if (query.q && !bookSearchText(book).includes(query.q.toLowerCase())) return false;
   const author = query.author?.toLowerCase();
   if (author !== undefined && !book.authors.some((a) => a.toLowerCase() === author)) return false;
   const tag = query.tag?.toLowerCase();

@@ -1,5 +1,5 @@
 import type { Collection, Db, Filter, Sort } from 'mongodb';
-import type { Book, BookQuery, BookSort } from '../../domain/book.js';
+import { BOOK_QUERY_MAX_LENGTH, type Book, type BookQuery, type BookSort } from '../../domain/book.js';
 import { duplicateBook } from '../../domain/error-catalogue.js';
 import { offsetOf } from '../../domain/page.js';
 import type { BookRepository, Slice } from '../../application/ports.js';
@@ -8,7 +8,7 @@ import { toBook, toBookDocument } from './mongo-book-documents.js';
 import { escapeRegex, isDuplicateKey } from './mongo-database.js';
 
 /** Longest `q` searched for; longer text is cut (the HTTP schema caps it lower still). */
-export const MAX_QUERY_LENGTH = 200;
+export const MAX_QUERY_LENGTH = BOOK_QUERY_MAX_LENGTH;
 
 /** Sort documents (index-backed); a missing key sorts last either way, ties by id in the same direction. */
 const SORTS: Readonly<Record<BookSort['field'], (d: 1 | -1) => Sort>> = {

@@ -10,7 +10,7 @@ import type { ListShelfBooks } from '../../application/use-cases/list-shelf-book
 import type { ListShelves } from '../../application/use-cases/list-shelves.js';
 import type { LoginUser } from '../../application/use-cases/login-user.js';
 import type { Actor } from '../../domain/actor.js';
-import type { BookSort } from '../../domain/book.js';
+import { BOOK_QUERY_MAX_LENGTH, type BookSort } from '../../domain/book.js';
 import { bookNotFound, invalidInput, shelfNotFound } from '../../domain/error-catalogue.js';
 import { NotFoundError } from '../../domain/errors.js';
 import { BasicAuthenticator } from './basic-auth.js';
@@ -46,8 +46,8 @@ function pageOf(req: Request): number {
 function searchTerms(req: Request): string {
   const q = req.query['q'];
   const terms = typeof q === 'string' ? q.trim() : '';
-  if (terms === '' || terms.length > 200) {
-    throw queryError('q', 'must be 1-200 characters');
+  if (terms === '' || terms.length > BOOK_QUERY_MAX_LENGTH) {
+    throw queryError('q', `must be 1-${BOOK_QUERY_MAX_LENGTH} characters`);
   }
   return terms;
 }
