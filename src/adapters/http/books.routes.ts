@@ -8,7 +8,6 @@ import type { GetBookFile } from '../../application/use-cases/get-book-file.js';
 import type { ListBooks } from '../../application/use-cases/list-books.js';
 import type { UpdateBook } from '../../application/use-cases/update-book.js';
 import type { UploadBook } from '../../application/use-cases/upload-book.js';
-import type { BookSortField } from '../../domain/book.js';
 import type { MetadataPatch } from '../../domain/book-metadata.js';
 import { invalidInput, rangeNotSatisfiable } from '../../domain/error-catalogue.js';
 import { multipartUpload } from './multipart-upload.js';
@@ -87,10 +86,9 @@ export function bookRoutes(deps: BookDeps): AnyRoute[] {
       responses: { 200: { description: 'A page of books', schema: BookListSchema } },
       errors: [403],
       async handle({ auth, query, res }) {
-        const descending = query.sort.startsWith('-');
         const page = await deps.list.execute(auth.actor, {
           q: query.q?.trim() || undefined, author: query.author, tag: query.tag, format: query.format,
-          sort: { field: query.sort.replace(/^-/, '') as BookSortField, descending },
+          sort: query.sort,
           page: query.page, pageSize: query.page_size,
         });
         res.json(presentPage(page, presentBook));
