@@ -1,6 +1,7 @@
 import type { BookMetadata } from './book.js';
 import { fileNameStem } from './book-file-name.js';
-import { ValidationError, type FieldError } from './errors.js';
+import { invalidInput } from './error-catalogue.js';
+import type { FieldError } from './errors.js';
 
 /** Length caps of the metadata fields (characters, or entries for lists). */
 export const BOOK_FIELD_LIMITS = {
@@ -14,6 +15,8 @@ export const BOOK_FIELD_LIMITS = {
   tags: 100,
   series: 300,
   seriesIndex: 100_000,
+  /** An ISBN as typed, hyphens and spaces included. */
+  isbnInput: 20,
 } as const;
 
 /** Some metadata fields, as a person (override, PATCH) or a file gives them. */
@@ -75,7 +78,7 @@ function text(raw: string | null, field: string, max: number, mode: Mode, proble
   const s = raw === null ? null : cleanText(raw, multiline);
   if (s === null || length(s) <= max) return s;
   if (mode === 'lenient') return truncate(s, max);
-  problems.push({ location: 'body', field, message: `must be at most ${max} characters` });
+  problems.push({ field, message: `must be at most ${max} characters` });
   return s;
 }
 
@@ -89,13 +92,13 @@ function list(raw: readonly string[], field: string, each: number, max: number, 
     out.push(s);
   }
   if (out.length <= max) return out;
-  if (mode === 'strict') problems.push({ location: 'body', field, message: `must have at most ${max} entries` });
+  if (mode === 'strict') problems.push({ field, message: `must have at most ${max} entries` });
   return out.slice(0, max);
 }
 
 function checked<T>(value: T | null, ok: boolean, field: string, message: string, mode: Mode, problems: Problems): T | null {
   if (value === null || ok) return value;
-  if (mode === 'strict') problems.push({ location: 'body', field, message });
+  if (mode === 'strict') problems.push({ field, message });
   return null;
 }
 
@@ -106,7 +109,7 @@ function normalize(patch: MetadataPatch, mode: Mode): { value: MetadataPatch; pr
   if (patch.title !== undefined) {
     const title = text(patch.title, 'title', L.title, mode, p);
     if (title !== null) out.title = title;
-    else if (mode === 'strict') p.push({ location: 'body', field: 'title', message: `must be 1-${L.title} characters after trimming` });
+    else if (mode === 'strict') p.push({ field: 'title', message: `must be 1-${L.title} characters after trimming` });
   }
   if (patch.authors !== undefined) out.authors = list(patch.authors, 'authors', L.author, L.authors, mode, p);
   if (patch.tags !== undefined) out.tags = list(patch.tags, 'tags', L.tag, L.tags, mode, p);
@@ -136,7 +139,7 @@ function normalize(patch: MetadataPatch, mode: Mode): { value: MetadataPatch; pr
 /** Cleans what a person asked for; throws ValidationError naming every field that breaks a rule. */
 export function normalizeMetadataPatch(patch: MetadataPatch): MetadataPatch {
   const { value, problems } = normalize(patch, 'strict');
-  if (problems.length > 0) throw new ValidationError('The book metadata is invalid.', problems);
+  if (problems.length > 0) throw invalidInput('The book metadata is invalid.', problems);
   return value;
 }
 

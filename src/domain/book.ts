@@ -42,6 +42,17 @@ export interface Book extends BookMetadata {
   readonly updatedAt: Date;
 }
 
+/** The longest search text (`q`) a book search accepts. */
+export const BOOK_QUERY_MAX_LENGTH = 200;
+
+/** Keeps the fields of the search text apart, so a match never spans two of them. */
+export const SEARCH_SEPARATOR = '\u001f';
+
+/** What `q` matches: title, authors, tags and series, lower-cased and joined by SEARCH_SEPARATOR. */
+export function bookSearchText(book: Pick<Book, 'title' | 'authors' | 'tags' | 'series'>): string {
+  return [book.title, ...book.authors, ...book.tags, book.series ?? ''].join(SEARCH_SEPARATOR).toLowerCase();
+}
+
 export const BOOK_SORTS = ['title', 'author', 'added', 'published'] as const;
 export type BookSortField = (typeof BOOK_SORTS)[number];
 

@@ -1,6 +1,7 @@
 /**
  * Coded domain errors. The core never knows a status code: the HTTP adapter maps each
- * kind to one in a single table (adapters/http/error-handler.ts).
+ * kind to one in a single table (adapters/http/error-handler.ts). Build them with the named
+ * constructors of error-catalogue.ts, never from a code literal.
  */
 export type ErrorKind =
   | 'validation'
@@ -17,8 +18,8 @@ export type ErrorKind =
   | 'bad_request'
   | 'range_not_satisfiable';
 
+/** One input field that breaks a rule: its name (dotted path) and what is wrong with it. */
 export interface FieldError {
-  readonly location: 'body' | 'query' | 'path' | 'header';
   readonly field: string;
   readonly message: string;
 }
@@ -38,7 +39,7 @@ export abstract class DomainError extends Error {
 /** 422: input breaks a business rule (`validation_failed`, `password_too_long`, ...). */
 export class ValidationError extends DomainError {
   readonly kind = 'validation';
-  constructor(detail: string, readonly errors: readonly FieldError[] = [], code = 'validation_failed') {
+  constructor(code: string, detail: string, readonly errors: readonly FieldError[] = []) {
     super(code, detail);
   }
 }
@@ -56,9 +57,6 @@ export class AuthenticationError extends DomainError {
 /** 403: authenticated but not permitted (`permission_denied`, `registration_closed`, ...). */
 export class PermissionDeniedError extends DomainError {
   readonly kind = 'forbidden';
-  constructor(detail = 'You do not have permission to do this.', code = 'permission_denied') {
-    super(code, detail);
-  }
 }
 
 /** 404: absent or not visible to the caller (`book_not_found`, `shelf_not_found`, ...). */
@@ -92,16 +90,16 @@ export class UnprocessableError extends DomainError {
 /** 416 `range_not_satisfiable`: the requested byte range lies outside the file of `size` bytes. */
 export class RangeNotSatisfiableError extends DomainError {
   readonly kind = 'range_not_satisfiable';
-  constructor(readonly size: number) {
-    super('range_not_satisfiable', `The requested range is not within the ${size} bytes of the file.`);
+  constructor(code: string, detail: string, readonly size: number) {
+    super(code, detail);
   }
 }
 
 /** 429 `rate_limited`; the adapter sends `Retry-After`. */
 export class RateLimitedError extends DomainError {
   readonly kind = 'rate_limited';
-  constructor(readonly retryAfterSeconds: number, detail = 'Too many attempts. Try again later.') {
-    super('rate_limited', detail);
+  constructor(code: string, detail: string, readonly retryAfterSeconds: number) {
+    super(code, detail);
   }
 }
 

@@ -1,12 +1,14 @@
 import type { RoleName } from './permissions.js';
-import { USERNAME_PATTERN } from './user.js';
+import { USERNAME_MAX_LENGTH, USERNAME_PATTERN } from './user.js';
 
-const USERNAME_MAX = 50;
 const SUFFIX_ROOM = 8;
 const FALLBACK_USERNAME = 'user';
 
 /** Domain of the e-mail addresses given to SSO accounts whose own address cannot be stored. */
 export const PLACEHOLDER_EMAIL_DOMAIN = 'sso.invalid';
+
+/** The longest one-time sign-in code accepted; longer ones are refused unread. */
+export const LOGIN_CODE_MAX_LENGTH = 256;
 
 /**
  * A valid username from what the provider offers (`preferred_username`, else the e-mail's local
@@ -19,7 +21,7 @@ export function usernameBase(preferred: string | null, email: string | null): st
     .replace(/[\u0300-\u036f]/g, '')
     .replace(/[^A-Za-z0-9._-]+/g, '-')
     .replace(/^[-.]+|[-.]+$/g, '')
-    .slice(0, USERNAME_MAX - SUFFIX_ROOM);
+    .slice(0, USERNAME_MAX_LENGTH - SUFFIX_ROOM);
   return USERNAME_PATTERN.test(cleaned) ? cleaned : FALLBACK_USERNAME;
 }
 

@@ -1,5 +1,7 @@
 export const DEFAULT_PAGE_SIZE = 20;
 export const MAX_PAGE_SIZE = 100;
+/** The highest page number a list accepts. */
+export const MAX_PAGE = 1_000_000;
 
 export interface PageRequest {
   readonly page: number;

@@ -1,4 +1,5 @@
-const MAX_RETURN_TO_LENGTH = 2048;
+/** The longest `return_to` accepted. */
+export const RETURN_TO_MAX_LENGTH = 2048;
 const MAX_DECODE_ROUNDS = 5;
 // eslint-disable-next-line no-control-regex
 const UNSAFE_RAW = /[\u0000-\u0020\u007f-\u009f\\\u2028\u2029]/;
@@ -47,7 +48,7 @@ function safeAbsoluteUrl(raw: string, allowedOrigins: readonly string[]): string
  * also after percent-decoding) or an absolute http(s) URL on one of the allowed origins.
  */
 export function safeReturnTo(value: string | undefined | null, allowedOrigins: readonly string[]): string | null {
-  if (!value || value.length > MAX_RETURN_TO_LENGTH) return null;
+  if (!value || value.length > RETURN_TO_MAX_LENGTH) return null;
   const forms = decodings(value);
   if (!forms || UNSAFE_RAW.test(value) || forms.some((f) => UNSAFE_DECODED.test(f))) return null;
   if (value.startsWith('/')) return isSafeRelativePath(forms) ? value : null;

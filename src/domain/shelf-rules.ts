@@ -1,4 +1,5 @@
-import { ValidationError, type FieldError } from './errors.js';
+import { invalidInput } from './error-catalogue.js';
+import type { FieldError, ValidationError } from './errors.js';
 import { SHELF_NAME_MAX } from './shelf.js';
 
 /** A shelf holds at most this many books (a PATCH sends the whole list). */
@@ -16,7 +17,7 @@ export function normalizeShelfName(raw: string): string {
   const length = characters(name);
   if (length === 0 || length > SHELF_NAME_MAX) {
     const message = `must be 1-${SHELF_NAME_MAX} characters after trimming (got ${length})`;
-    throw new ValidationError('The shelf name is invalid.', [{ location: 'body', field: 'name', message }]);
+    throw invalidInput('The shelf name is invalid.', [{ field: 'name', message }]);
   }
   return name;
 }
@@ -26,7 +27,7 @@ export function normalizeShelfDescription(raw: string | null): string | null {
   const description = raw?.trim() ?? '';
   if (characters(description) > SHELF_DESCRIPTION_MAX) {
     const message = `must be at most ${SHELF_DESCRIPTION_MAX} characters`;
-    throw new ValidationError('The shelf description is invalid.', [{ location: 'body', field: 'description', message }]);
+    throw invalidInput('The shelf description is invalid.', [{ field: 'description', message }]);
   }
   return description === '' ? null : description;
 }
@@ -46,7 +47,7 @@ export function repeatedIdIndexes(ids: readonly string[]): number[] {
 export function assertShelfBookList(ids: readonly string[]): void {
   if (ids.length > SHELF_BOOKS_MAX) {
     const message = `must hold at most ${SHELF_BOOKS_MAX} ids (got ${ids.length})`;
-    throw new ValidationError('Too many books for one shelf.', [{ location: 'body', field: 'book_ids', message }]);
+    throw invalidInput('Too many books for one shelf.', [{ field: 'book_ids', message }]);
   }
   const repeats = repeatedIdIndexes(ids);
   if (repeats.length > 0) {
@@ -64,6 +65,6 @@ export function unknownBookIdsError(ids: readonly string[], existing: ReadonlySe
 function bookListError(detail: string, indexes: readonly number[], ids: readonly string[], say: (id: string) => string) {
   const errors: FieldError[] = indexes
     .slice(0, ERRORS_LISTED)
-    .map((index) => ({ location: 'body', field: `book_ids.${index}`, message: say(ids[index] as string) }));
-  return new ValidationError(detail, errors);
+    .map((index) => ({ field: `book_ids.${index}`, message: say(ids[index] as string) }));
+  return invalidInput(detail, errors);
 }

@@ -24,8 +24,13 @@ export interface User {
   readonly updatedAt: Date;
 }
 
-export const USERNAME_PATTERN = /^[A-Za-z0-9._-]{3,50}$/;
+export const USERNAME_MIN_LENGTH = 3;
+export const USERNAME_MAX_LENGTH = 50;
+export const USERNAME_PATTERN = new RegExp(`^[A-Za-z0-9._-]{${USERNAME_MIN_LENGTH},${USERNAME_MAX_LENGTH}}$`);
+/** The longest e-mail address a mail system accepts (RFC 5321 path limit). */
+export const EMAIL_MAX_LENGTH = 254;
 export const PASSWORD_MIN_LENGTH = 8;
+/** bcrypt reads at most this many bytes. */
 export const PASSWORD_MAX_BYTES = 72;
 
 export function normalizeEmail(email: string): string {

@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BookRepository } from '../../src/application/ports.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
+import { PORTS } from '../../src/bootstrap/tokens.js';
 import { aBook, instant } from '../support/builders.js';
 import { clientHrefs, fetchFeed, hrefs, opds } from '../support/opds2/catalog.js';
 import { bearer, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
@@ -15,7 +15,7 @@ beforeEach(async () => {
   await registerUser(t.app, 'admin');
   alice = await registerUser(t.app, 'alice');
   bob = await registerUser(t.app, 'bob');
-  books = t.container.di.resolve<BookRepository>(TOKENS.BookRepository);
+  books = t.container.di.resolve<BookRepository>(PORTS.BookRepository);
 });
 afterEach(() => t.close());
 

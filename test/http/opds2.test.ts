@@ -1,7 +1,7 @@
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BookRepository } from '../../src/application/ports.js';
-import { TOKENS } from '../../src/bootstrap/tokens.js';
+import { PORTS } from '../../src/bootstrap/tokens.js';
 import { aBook } from '../support/builders.js';
 import { buildCbz, buildEpub, buildFb2, buildMobi, buildPdf } from '../support/fixtures/index.js';
 import { clientHrefs, fetchFeed, fetchPublication, hrefs, opds, PASSWORD } from '../support/opds2/catalog.js';
@@ -154,7 +154,7 @@ describe('OPDS 2.0 publications', () => {
   });
 
   it('lists a book without a cover with the placeholder PNG, and one with a series, a stacks id and no ISBN', async () => {
-    const repo = t.container.di.resolve<BookRepository>(TOKENS.BookRepository);
+    const repo = t.container.di.resolve<BookRepository>(PORTS.BookRepository);
     await repo.create(aBook({ id: 'plain-1', title: 'Plain', coverMediaType: null, series: 'Saga', seriesIndex: 1.5, tags: ['x'], isbn: null }));
     const { client } = await fetchFeed(t.app, '/opds/v2/books');
     const pub = client.Publications[0]!;

@@ -4,6 +4,7 @@ import { basename, extname, join, relative } from 'node:path';
 import { SingleBar } from 'cli-progress';
 import type { UploadBook } from '../../application/use-cases/upload-book.js';
 import type { Actor } from '../../domain/actor.js';
+import { duplicateBook, hasCodeOf } from '../../domain/error-catalogue.js';
 import { ConflictError, DomainError } from '../../domain/errors.js';
 import { say, UsageError, type CliIo } from './cli-io.js';
 
@@ -39,7 +40,7 @@ async function importOne(upload: UploadBook, owner: Actor, path: string): Promis
     });
     return { kind: 'imported', title: book.title };
   } catch (error) {
-    if (error instanceof ConflictError && error.code === 'duplicate_book') return { kind: 'duplicate', bookId: String(error.extra['book_id']) };
+    if (error instanceof ConflictError && hasCodeOf(error, () => duplicateBook(null))) return { kind: 'duplicate', bookId: String(error.extra['book_id']) };
     if (error instanceof DomainError) return { kind: 'failed', reason: `${error.message} (${error.code})` };
     return { kind: 'failed', reason: `cannot read the file (${(error as NodeJS.ErrnoException).code ?? 'error'})` };
   }

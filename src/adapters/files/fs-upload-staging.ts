@@ -2,7 +2,7 @@ import { createHash, randomBytes } from 'node:crypto';
 import { mkdir, open, readdir, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { StagedFile, UploadStaging } from '../../application/ports.js';
-import { TooLargeError } from '../../domain/errors.js';
+import { payloadTooLarge } from '../../domain/error-catalogue.js';
 
 /** The staging directory under a data directory; FsBlobStore renames out of it (same file system). */
 export function stagingDir(dataDir: string): string {
@@ -27,7 +27,7 @@ export class FsUploadStaging implements UploadStaging {
       // One chunk at a time: the next is pulled only after this one is on disk (backpressure).
       for await (const chunk of source) {
         size += chunk.byteLength;
-        if (size > maxBytes) throw new TooLargeError('payload_too_large', `The upload is larger than ${maxBytes} bytes.`);
+        if (size > maxBytes) throw payloadTooLarge(maxBytes);
         hash.update(chunk);
         for (let offset = 0; offset < chunk.byteLength; ) {
           offset += (await file.write(chunk, offset, chunk.byteLength - offset)).bytesWritten;

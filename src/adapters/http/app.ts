@@ -3,7 +3,8 @@ import type { Logger } from 'pino';
 import swaggerUi from 'swagger-ui-express';
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
 import { bearerAuthenticator } from './bearer.js';
-import { errorHandler, sendProblem } from './error-handler.js';
+import { errorHandler, sendProblem, statusOf } from './error-handler.js';
+import { methodNotAllowed as notAllowedHere, routeNotFound as noRoute } from './http-errors.js';
 import { newRegistry, openApiDocument } from './openapi.js';
 import { requestLog } from './request-log.js';
 import { rateLimits, type RateLimitSettings } from './rate-limit.js';
@@ -74,7 +75,10 @@ const swaggerOptions = {
 /** Sends an early refusal through the API headers and the error handler. */
 const refusedWith = (error: Error): RequestHandler => (req, res, next) => apiHeaders(req, res, () => noStore(req, res, () => next(error)));
 
-const routeNotFound: RequestHandler = (req, res) => sendProblem(res, 404, 'route_not_found', `No route ${req.method} ${req.path.slice(0, 200)}.`);
+const routeNotFound: RequestHandler = (req, res) => {
+  const error = noRoute(req.method, req.path);
+  sendProblem(res, statusOf(error), error.code, error.message);
+};
 
 /** OPTIONS is only the CORS preflight (answered by cors for allowed origins); any other OPTIONS is 405 or 404. */
 function optionsRefused(routes: readonly AnyRoute[]): RequestHandler {
@@ -96,6 +100,7 @@ function methodNotAllowed(routes: readonly AnyRoute[]): RequestHandler {
     if (allowed.length === 0) return next();
     if (allowed.includes('GET')) allowed.push('HEAD');
     res.setHeader('Allow', [...new Set(allowed)].join(', '));
-    sendProblem(res, 405, 'method_not_allowed', `${req.method} is not allowed here.`);
+    const problem = notAllowedHere(req.method);
+    sendProblem(res, problem.status, problem.code, problem.detail);
   };
 }

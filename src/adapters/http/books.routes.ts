@@ -8,9 +8,8 @@ import type { GetBookFile } from '../../application/use-cases/get-book-file.js';
 import type { ListBooks } from '../../application/use-cases/list-books.js';
 import type { UpdateBook } from '../../application/use-cases/update-book.js';
 import type { UploadBook } from '../../application/use-cases/upload-book.js';
-import type { BookSortField } from '../../domain/book.js';
 import type { MetadataPatch } from '../../domain/book-metadata.js';
-import { RangeNotSatisfiableError, ValidationError } from '../../domain/errors.js';
+import { invalidInput, rangeNotSatisfiable } from '../../domain/error-catalogue.js';
 import { multipartUpload } from './multipart-upload.js';
 import { presentBook } from './presenters/book-presenter.js';
 import { route, type AnyRoute } from './route.js';
@@ -39,8 +38,8 @@ export function overridesFrom(fields: Readonly<Record<string, string>>): Metadat
   const given = Object.fromEntries(Object.entries(fields).filter(([, v]) => v.trim() !== ''));
   const parsed = UploadFields.safeParse(given);
   if (!parsed.success) {
-    const errors = parsed.error.issues.map((i) => ({ location: 'body' as const, field: i.path.map(String).join('.') || '(root)', message: i.message }));
-    throw new ValidationError('The upload fields are invalid.', errors);
+    const errors = parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(root)', message: i.message }));
+    throw invalidInput('The upload fields are invalid.', errors);
   }
   const f = parsed.data;
   const patch: MetadataPatch = {};
@@ -67,7 +66,7 @@ function requestedRange(req: Request, size: number, etag: string): ByteRange | n
   const ifRange = req.headers['if-range'];
   if (ifRange !== undefined && ifRange !== etag) return null;
   const ranges = req.range(size, { combine: true });
-  if (ranges === -1) throw new RangeNotSatisfiableError(size);
+  if (ranges === -1) throw rangeNotSatisfiable(size);
   if (ranges === undefined || ranges === -2 || ranges.type !== 'bytes' || ranges.length !== 1) return null;
   return { start: ranges[0]!.start, end: ranges[0]!.end };
 }
@@ -87,10 +86,9 @@ export function bookRoutes(deps: BookDeps): AnyRoute[] {
       responses: { 200: { description: 'A page of books', schema: BookListSchema } },
       errors: [403],
       async handle({ auth, query, res }) {
-        const descending = query.sort.startsWith('-');
         const page = await deps.list.execute(auth.actor, {
           q: query.q?.trim() || undefined, author: query.author, tag: query.tag, format: query.format,
-          sort: { field: query.sort.replace(/^-/, '') as BookSortField, descending },
+          sort: query.sort,
           page: query.page, pageSize: query.page_size,
         });
         res.json(presentPage(page, presentBook));

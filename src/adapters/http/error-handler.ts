@@ -1,14 +1,11 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
-import {
-  AuthenticationError,
-  ConflictError,
-  DomainError,
-  RangeNotSatisfiableError,
-  RateLimitedError,
-  ValidationError,
-  type ErrorKind,
-} from '../../domain/errors.js';
+import { invalidCredentials, payloadTooLarge } from '../../domain/error-catalogue.js';
+import { AuthenticationError, ConflictError, DomainError, RangeNotSatisfiableError, RateLimitedError, ValidationError, type ErrorKind, type FieldError } from '../../domain/errors.js';
+import { internalError, malformedJson, malformedRequest, requestAborted, requestRefused, unsupportedMediaType } from './http-errors.js';
+
+const INVALID_CREDENTIALS = invalidCredentials().code;
+const JSON_BODY = 'application/json';
 
 /** The one table from error kinds to HTTP statuses. */
 const STATUS: Readonly<Record<ErrorKind, number>> = {
@@ -44,16 +41,21 @@ const TITLES: Readonly<Record<number, string>> = {
   503: 'Service Unavailable',
 };
 
-/** body-parser and other library errors, recognised by their `type` and mapped to stable codes. */
-const LIBRARY_ERRORS: Readonly<Record<string, { status: number; code: string; detail: string }>> = {
-  'entity.parse.failed': { status: 400, code: 'malformed_json', detail: 'The request body is not valid JSON.' },
-  'entity.too.large': { status: 413, code: 'payload_too_large', detail: 'The request body is too large.' },
-  'encoding.unsupported': { status: 415, code: 'unsupported_media_type', detail: 'The content encoding is not supported.' },
-  'charset.unsupported': { status: 415, code: 'unsupported_media_type', detail: 'The charset is not supported.' },
-  'request.aborted': { status: 400, code: 'request_aborted', detail: 'The request was aborted.' },
-  'request.size.invalid': { status: 400, code: 'malformed_request', detail: 'The request size does not match its length.' },
-  'stream.encoding.set': { status: 500, code: 'internal_error', detail: 'Something went wrong.' },
+/** body-parser and other library errors below 500, recognised by their `type`. */
+const LIBRARY_ERRORS: Readonly<Record<string, (error: { limit?: unknown }) => DomainError>> = {
+  'entity.parse.failed': () => malformedJson(),
+  'entity.too.large': (error) => payloadTooLarge(Number(error.limit)),
+  'encoding.unsupported': () => unsupportedMediaType(JSON_BODY),
+  'charset.unsupported': () => unsupportedMediaType(JSON_BODY),
+  'request.aborted': () => requestAborted(),
+  'request.size.invalid': () => malformedRequest(),
 };
+
+/** The HTTP status of a domain error. */
+export const statusOf = (error: DomainError): number => STATUS[error.kind];
+
+/** Where a field error was found: the part the raising adapter named, else the body. */
+const locationOf = (error: FieldError): string => ('location' in error && typeof error.location === 'string' ? error.location : 'body');
 
 export function sendProblem(res: Response, status: number, code: string, detail: string, extra: Record<string, unknown> = {}): void {
   if (res.headersSent) return;
@@ -64,7 +66,9 @@ export function sendProblem(res: Response, status: number, code: string, detail:
 }
 
 function domainExtra(error: DomainError): Record<string, unknown> {
-  if (error instanceof ValidationError && error.errors.length > 0) return { errors: error.errors };
+  if (error instanceof ValidationError && error.errors.length > 0) {
+    return { errors: error.errors.map((e) => ({ location: locationOf(e), field: e.field, message: e.message })) };
+  }
   if (error instanceof ConflictError) return { ...error.extra };
   return {};
 }
@@ -72,23 +76,24 @@ function domainExtra(error: DomainError): Record<string, unknown> {
 /** Final error middleware: every error becomes problem+json; nothing internal leaks. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req: Request, res: Response, _next) => {
+    const type = (error as { type?: unknown } | null)?.type;
+    const library = typeof type === 'string' ? LIBRARY_ERRORS[type] : undefined;
+    const status = (error as { status?: unknown } | null)?.status;
+    if (library) error = library(error as { limit?: unknown });
+    else if (status === 400 && !(error instanceof DomainError)) error = malformedRequest();
     if (error instanceof DomainError) {
-      const status = STATUS[error.kind];
+      const httpStatus = statusOf(error);
       if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
       if (error instanceof RangeNotSatisfiableError) res.setHeader('Content-Range', `bytes */${error.size}`);
-      if (error instanceof AuthenticationError && error.code !== 'invalid_credentials') res.setHeader('WWW-Authenticate', 'Bearer');
-      if (status >= 500) logger.warn({ req_id: req.id, code: error.code }, 'dependency error');
-      return sendProblem(res, status, error.code, error.message, domainExtra(error));
+      if (error instanceof AuthenticationError && error.code !== INVALID_CREDENTIALS) res.setHeader('WWW-Authenticate', 'Bearer');
+      if (httpStatus >= 500) logger.warn({ req_id: req.id, code: error.code }, 'dependency error');
+      return sendProblem(res, httpStatus, error.code, error.message, domainExtra(error));
     }
-    const type = (error as { type?: unknown } | null)?.type;
-    const known = typeof type === 'string' ? LIBRARY_ERRORS[type] : undefined;
-    if (known && known.status < 500) return sendProblem(res, known.status, known.code, known.detail);
-    const status = (error as { status?: unknown } | null)?.status;
-    if (typeof status === 'number' && status >= 400 && status < 500) {
-      return sendProblem(res, status, status === 400 ? 'malformed_request' : 'request_refused', 'The request could not be understood.');
-    }
+    const problem = typeof status === 'number' && status > 400 && status < 500 ? requestRefused(status) : null;
+    if (problem) return sendProblem(res, problem.status, problem.code, problem.detail);
     logger.error({ req_id: req.id, err: error }, 'unhandled error');
     if (res.headersSent) return res.destroy();
-    return sendProblem(res, 500, 'internal_error', 'Something went wrong.');
+    const internal = internalError();
+    return sendProblem(res, internal.status, internal.code, internal.detail);
   };
 }

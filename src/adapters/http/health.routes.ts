@@ -1,5 +1,5 @@
 import type { HealthCheck } from '../../application/ports.js';
-import { UnavailableError } from '../../domain/errors.js';
+import { notReady } from '../../domain/error-catalogue.js';
 import { route, type AnyRoute } from './route.js';
 import { z } from './zod.js';
 
@@ -22,7 +22,7 @@ export function healthRoutes(health: HealthCheck): AnyRoute[] {
         try {
           await health.ping();
         } catch {
-          throw new UnavailableError('not_ready', 'The store does not answer.');
+          throw notReady();
         }
         res.json({ status: 'ready' });
       },

@@ -1,7 +1,18 @@
 import busboy from 'busboy';
 import type { Request, Response } from 'express';
 import type { Readable } from 'node:stream';
-import { BadRequestError, DomainError, TooLargeError, ValidationError } from '../../domain/errors.js';
+import { invalidInput, payloadTooLarge } from '../../domain/error-catalogue.js';
+import { DomainError } from '../../domain/errors.js';
+import {
+  duplicateField,
+  fieldTooLarge,
+  invalidFieldName,
+  malformedMultipart,
+  requestAborted,
+  tooManyFields,
+  tooManyFiles,
+  tooManyParts,
+} from './http-errors.js';
 
 /** Caps on every dimension of a multipart body (UP-02); the file size comes per upload. */
 export const MULTIPART_LIMITS = {
@@ -46,17 +57,15 @@ function deferred<T>(): Deferred<T> {
   return { promise, resolve, reject };
 }
 
-const malformed = () => new BadRequestError('malformed_multipart', 'The multipart body is malformed.');
-const tooLarge = (max: number) => new TooLargeError('payload_too_large', `The upload is larger than ${max} bytes.`);
-const bodyError = (detail: string, field: string, message: string) => new ValidationError(detail, [{ location: 'body', field, message }]);
+const bodyError = (detail: string, field: string, message: string) => invalidInput(detail, [{ field, message }]);
 
 function fieldProblem(name: unknown, truncated: boolean, allowed: ReadonlySet<string>): DomainError | null {
   if (typeof name !== 'string' || name === '' || name.length > MULTIPART_LIMITS.fieldNameSize || /[[\].]/.test(name)) {
-    return new BadRequestError('invalid_field_name', 'Field names must be plain names: no brackets, dots or nesting.');
+    return invalidFieldName();
   }
   if (name === 'file') return bodyError('The file must be sent as a file part.', 'file', 'must be a file part');
   if (!allowed.has(name)) return bodyError(`Unknown upload field '${name}'.`, name, 'is not an upload field');
-  if (truncated) return new TooLargeError('field_too_large', `Field '${name}' is longer than ${MULTIPART_LIMITS.fieldSize} bytes.`);
+  if (truncated) return fieldTooLarge(name, MULTIPART_LIMITS.fieldSize);
   return null;
 }
 
@@ -95,7 +104,7 @@ export function multipartUpload(req: Request, res: Response, options: MultipartU
     try {
       parser = busboy({ headers: req.headers, defParamCharset: 'utf8', limits: { ...MULTIPART_LIMITS, fileSize: options.maxFileBytes + 1 } });
     } catch {
-      return fail(malformed());
+      return fail(malformedMultipart());
     }
     parser.on('file', (name, stream, info) => {
       if (failure || fileStream) return void stream.resume();
@@ -112,20 +121,20 @@ export function multipartUpload(req: Request, res: Response, options: MultipartU
       if (failure) return;
       const problem = fieldProblem(name, info.valueTruncated || info.nameTruncated, options.fieldNames);
       if (problem) return fail(problem);
-      if (name in fields) return fail(new BadRequestError('duplicate_field', `Field '${name}' was sent more than once.`));
+      if (name in fields) return fail(duplicateField(name));
       fields[name] = value;
     });
-    parser.on('filesLimit', () => fail(new BadRequestError('too_many_files', 'Send exactly one file part, named file.')));
-    parser.on('fieldsLimit', () => fail(new BadRequestError('too_many_fields', `At most ${MULTIPART_LIMITS.fields} fields are accepted.`)));
-    parser.on('partsLimit', () => fail(new BadRequestError('too_many_parts', `At most ${MULTIPART_LIMITS.parts} parts are accepted.`)));
-    parser.on('error', () => fail(malformed()));
+    parser.on('filesLimit', () => fail(tooManyFiles()));
+    parser.on('fieldsLimit', () => fail(tooManyFields(MULTIPART_LIMITS.fields)));
+    parser.on('partsLimit', () => fail(tooManyParts(MULTIPART_LIMITS.parts)));
+    parser.on('error', () => fail(malformedMultipart()));
     parser.on('close', () => {
       if (fileStream) done.resolve();
       else fail(bodyError('A file is required.', 'file', 'a file part named file is required'));
     });
-    req.on('error', () => fail(new BadRequestError('request_aborted', 'The request was aborted.')));
+    req.on('error', () => fail(requestAborted()));
     req.on('close', () => {
-      if (!req.complete) fail(new BadRequestError('request_aborted', 'The request was aborted.'));
+      if (!req.complete) fail(requestAborted());
     });
     req.pipe(parser);
   };
@@ -140,12 +149,12 @@ export function multipartUpload(req: Request, res: Response, options: MultipartU
         ended = true;
       } catch (error) {
         // busboy ends the file stream with a plain Error on a truncated body ("Unexpected end of form").
-        throw failure ?? (error instanceof DomainError ? error : malformed());
+        throw failure ?? (error instanceof DomainError ? error : malformedMultipart());
       } finally {
         if (!ended) discard();
       }
       if (stream.truncated) {
-        const error = tooLarge(options.maxFileBytes);
+        const error = payloadTooLarge(options.maxFileBytes);
         fail(error);
         throw error;
       }

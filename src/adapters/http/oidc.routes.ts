@@ -2,7 +2,7 @@ import type { Logger } from 'pino';
 import type { CompleteOidcLogin } from '../../application/use-cases/complete-oidc-login.js';
 import type { ExchangeOidcCode } from '../../application/use-cases/exchange-oidc-code.js';
 import type { StartOidcLogin } from '../../application/use-cases/start-oidc-login.js';
-import { NotFoundError } from '../../domain/errors.js';
+import { oidcDisabled } from '../../domain/error-catalogue.js';
 import type { OidcStateCookie } from './oidc-state-cookie.js';
 import { presentToken } from './presenters/user-presenter.js';
 import { route, type AnyRoute } from './route.js';
@@ -21,7 +21,7 @@ const tag = 'Single sign-on';
 
 export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): AnyRoute[] {
   const enabled = (): OidcFlow => {
-    if (!deps.flow) throw new NotFoundError('oidc_disabled', 'Single sign-on is not configured.');
+    if (!deps.flow) throw oidcDisabled();
     return deps.flow;
   };
   return [

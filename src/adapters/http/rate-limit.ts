@@ -1,5 +1,6 @@
 import type { Request, RequestHandler } from 'express';
-import { RateLimitedError } from '../../domain/errors.js';
+import { rateLimited } from '../../domain/error-catalogue.js';
+import type { RateLimitedError } from '../../domain/errors.js';
 
 /** Request budgets per client address; 0 turns a budget off. */
 export interface RateLimitSettings {
@@ -61,6 +62,6 @@ export function rateLimits(settings: RateLimitSettings, refuse: (error: RateLimi
     const key = addressBucket(req.ip);
     const wait = Math.max(perMinute?.hit(key) ?? 0, registrations && isRegistration(req) ? registrations.hit(key) : 0);
     if (wait === 0) return next();
-    refuse(new RateLimitedError(wait, 'Too many requests from this address. Try again later.'))(req, res, next);
+    refuse(rateLimited(wait))(req, res, next);
   };
 }

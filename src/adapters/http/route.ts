@@ -2,11 +2,11 @@ import type { OpenAPIRegistry, RouteConfig } from '@asteasolutions/zod-to-openap
 import express, { type Request, type RequestHandler, type Response, type Router } from 'express';
 import type { ZodError, ZodType } from 'zod';
 import type { Authenticated } from '../../application/use-cases/authenticate.js';
-import { UnsupportedTypeError, ValidationError, type FieldError } from '../../domain/errors.js';
+import { invalidInput } from '../../domain/error-catalogue.js';
+import { unsupportedMediaType, type LocatedFieldError, type RequestPart } from './http-errors.js';
 import { ProblemSchema } from './schemas/common.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
-type Location = FieldError['location'];
 
 export interface RouteContext<P, Q, B> {
   readonly params: P;
@@ -55,14 +55,14 @@ export function route<P = Record<string, never>, Q = Record<string, never>, B = 
 
 export type Authenticator = (req: Request) => Promise<Authenticated>;
 
-function fieldErrors(error: ZodError, location: Location): FieldError[] {
+function fieldErrors(error: ZodError, location: RequestPart): LocatedFieldError[] {
   return error.issues.map((issue) => ({ location, field: issue.path.map(String).join('.') || '(root)', message: issue.message }));
 }
 
-function parse<T>(schema: ZodType<T> | undefined, value: unknown, location: Location): T {
+function parse<T>(schema: ZodType<T> | undefined, value: unknown, location: RequestPart): T {
   if (!schema) return undefined as T;
   const result = schema.safeParse(value);
-  if (!result.success) throw new ValidationError(`The request ${location} is invalid.`, fieldErrors(result.error, location));
+  if (!result.success) throw invalidInput(`The request ${location} is invalid.`, fieldErrors(result.error, location));
   return result.data;
 }
 
@@ -74,12 +74,8 @@ export function mountRoute(router: Router, registry: OpenAPIRegistry, spec: AnyR
     const auth = spec.auth ? await authenticate(req) : (undefined as unknown as Authenticated);
     const params = parse(spec.params, req.params, 'path');
     const query = parse(spec.query, req.query, 'query');
-    if (spec.body && !req.is('application/json')) {
-      throw new UnsupportedTypeError('unsupported_media_type', 'The request body must be application/json.');
-    }
-    if (spec.rawBody && !req.is(spec.rawBody.contentType)) {
-      throw new UnsupportedTypeError('unsupported_media_type', `The request body must be ${spec.rawBody.contentType}.`);
-    }
+    if (spec.body && !req.is('application/json')) throw unsupportedMediaType('application/json');
+    if (spec.rawBody && !req.is(spec.rawBody.contentType)) throw unsupportedMediaType(spec.rawBody.contentType);
     const body = parse(spec.body, req.body, 'body');
     await spec.handle({ params, query, body, auth, req, res });
   };

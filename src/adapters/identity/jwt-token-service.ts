@@ -1,8 +1,8 @@
 import { createSecretKey, type KeyObject } from 'node:crypto';
 import jwt from 'jsonwebtoken';
 import type { Clock, IdGenerator, IssuedToken, TokenClaims, TokenService } from '../../application/ports.js';
-import { AuthenticationError } from '../../domain/errors.js';
 import type { User } from '../../domain/user.js';
+import { invalidToken } from '../../domain/error-catalogue.js';
 
 export interface JwtTokenServiceOptions {
   readonly secret: string;
@@ -20,10 +20,6 @@ const MAX_TOKEN_LENGTH = 4096;
 const MIN_SECRET_BYTES = 32;
 
 const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
-
-function invalidToken(): AuthenticationError {
-  return new AuthenticationError('invalid_token', 'The token is invalid or expired.');
-}
 
 /** Issues and verifies the service's own HS256 access tokens (algorithm, iss, aud and exp pinned). */
 export class JwtTokenService implements TokenService {

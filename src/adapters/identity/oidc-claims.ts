@@ -1,6 +1,6 @@
 import { z } from 'zod';
 import type { OidcIdentityClaims } from '../../application/ports.js';
-import { BadRequestError } from '../../domain/errors.js';
+import { oidcCallbackInvalid } from '../../domain/error-catalogue.js';
 import { normalizeEmail } from '../../domain/user.js';
 
 const MAX_ROLE_VALUES = 100;
@@ -37,7 +37,7 @@ function roleValues(value: unknown): string[] {
 /** Validates the merged ID token and UserInfo claims; a missing or unusable `iss`/`sub` is a bad callback. */
 export function identityClaimsFrom(claims: Readonly<Record<string, unknown>>, rolesClaim: string | undefined): OidcIdentityClaims {
   const parsed = ClaimsSchema.safeParse(claims);
-  if (!parsed.success) throw new BadRequestError('oidc_callback_invalid', 'The sign-in provider sent an unusable identity.');
+  if (!parsed.success) throw oidcCallbackInvalid();
   const c = parsed.data;
   return {
     issuer: c.iss,

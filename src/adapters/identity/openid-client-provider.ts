@@ -1,6 +1,7 @@
 import * as client from 'openid-client';
 import type { OidcAuthorizationRequest, OidcCallback, OidcIdentityClaims, OidcProvider } from '../../application/ports.js';
-import { BadGatewayError, BadRequestError, DomainError, UnavailableError } from '../../domain/errors.js';
+import { oidcCallbackInvalid, oidcProviderError, oidcUnavailable } from '../../domain/error-catalogue.js';
+import { DomainError } from '../../domain/errors.js';
 import { identityClaimsFrom } from './oidc-claims.js';
 
 export interface OpenIdClientProviderOptions {
@@ -21,9 +22,9 @@ const UNREACHABLE = new Set(['OAUTH_TIMEOUT', 'OAUTH_ABORT']);
 /** An ID token is minted at the code exchange; one issued longer ago than a sign-in may take is stale. */
 const MAX_ID_TOKEN_AGE_SECONDS = 600;
 
-const unavailable = () => new UnavailableError('oidc_unavailable', 'The sign-in provider cannot be reached. Try again later.');
-const providerError = () => new BadGatewayError('oidc_provider_error', 'The sign-in provider answered unexpectedly.');
-const badCallback = (detail = 'The sign-in response is invalid; start again.') => new BadRequestError('oidc_callback_invalid', detail);
+const unavailable = oidcUnavailable;
+const providerError = oidcProviderError;
+const badCallback = oidcCallbackInvalid;
 
 function isUnreachable(error: unknown): boolean {
   if (error instanceof client.ClientError) return UNREACHABLE.has(error.code ?? '');
@@ -39,7 +40,7 @@ function discoveryError(error: unknown): DomainError {
 function exchangeError(error: unknown): DomainError {
   if (error instanceof DomainError) return error;
   if (isUnreachable(error)) return unavailable();
-  if (error instanceof client.AuthorizationResponseError) return badCallback('The sign-in provider refused the sign-in.');
+  if (error instanceof client.AuthorizationResponseError) return badCallback();
   if (error instanceof client.ResponseBodyError) return error.status >= 500 ? providerError() : badCallback();
   if (error instanceof client.ClientError && PROVIDER_FAULTS.has(error.code ?? '')) return providerError();
   return badCallback();

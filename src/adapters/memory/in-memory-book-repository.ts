@@ -1,5 +1,5 @@
-import type { Book, BookQuery, BookSort } from '../../domain/book.js';
-import { ConflictError } from '../../domain/errors.js';
+import { bookSearchText, type Book, type BookQuery, type BookSort } from '../../domain/book.js';
+import { duplicateBook } from '../../domain/error-catalogue.js';
 import { offsetOf } from '../../domain/page.js';
 import type { BookRepository, Slice } from '../../application/ports.js';
 import { compareText, copy, MemoryDatabase } from './memory-database.js';
@@ -59,19 +59,13 @@ export class InMemoryBookRepository implements BookRepository {
   private assertUniqueSha(book: Book): void {
     const other = [...this.db.books.values()].find((b) => b.sha256 === book.sha256 && b.id !== book.id);
     if (other) {
-      throw new ConflictError('duplicate_book', 'This file is already in the library.', { book_id: other.id });
+      throw duplicateBook(other.id);
     }
   }
 }
 
-const SEARCH_SEPARATOR = '\u001f';
-
-function searchText(book: Book): string {
-  return [book.title, ...book.authors, ...book.tags, book.series ?? ''].join(SEARCH_SEPARATOR).toLowerCase();
-}
-
 function matchesQuery(book: Book, query: BookQuery): boolean {
-  if (query.q && !searchText(book).includes(query.q.toLowerCase())) return false;
+  if (query.q && !bookSearchText(book).includes(query.q.toLowerCase())) return false;
   const author = query.author?.toLowerCase();
   if (author !== undefined && !book.authors.some((a) => a.toLowerCase() === author)) return false;
   const tag = query.tag?.toLowerCase();

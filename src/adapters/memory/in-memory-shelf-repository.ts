@@ -1,4 +1,4 @@
-import { ConflictError, NotFoundError } from '../../domain/errors.js';
+import { bookNotFound, shelfNameTaken, shelfNotFound } from '../../domain/error-catalogue.js';
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
@@ -81,7 +81,7 @@ export class InMemoryShelfRepository implements ShelfRepository {
 
   private existing(shelfId: string): ShelfRecord {
     const record = this.db.shelves.get(shelfId);
-    if (!record) throw new NotFoundError('shelf_not_found', `No shelf with id '${shelfId}'.`);
+    if (!record) throw shelfNotFound(shelfId);
     return record;
   }
 
@@ -93,14 +93,14 @@ export class InMemoryShelfRepository implements ShelfRepository {
     const key = shelfNameKey(name);
     for (const { shelf: other } of this.db.shelves.values()) {
       if (other.id !== id && other.owner.id === ownerId && shelfNameKey(other.name) === key) {
-        throw new ConflictError('shelf_name_taken', `You already have a shelf named '${name}'.`);
+        throw shelfNameTaken();
       }
     }
   }
 
   private assertBooksExist(bookIds: readonly string[]): void {
     const missing = bookIds.find((id) => !this.db.books.has(id));
-    if (missing !== undefined) throw new NotFoundError('book_not_found', `No book with id '${missing}'.`);
+    if (missing !== undefined) throw bookNotFound(missing);
   }
 }
 

@@ -1,6 +1,6 @@
+import { emailTaken, oidcIdentityTaken, usernameTaken } from '../../domain/error-catalogue.js';
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
-import { ConflictError } from '../../domain/errors.js';
 import type { User } from '../../domain/user.js';
 import { normalizeEmail, usernameKey } from '../../domain/user.js';
 import type { Slice, UserRepository } from '../../application/ports.js';
@@ -67,14 +67,14 @@ export class InMemoryUserRepository implements UserRepository {
   private assertUnique(user: User): void {
     const others = this.all().filter((u) => u.id !== user.id);
     if (others.some((u) => usernameKey(u.username) === usernameKey(user.username))) {
-      throw new ConflictError('username_already_exists', `The username '${user.username}' is taken.`);
+      throw usernameTaken(user.username);
     }
     if (others.some((u) => normalizeEmail(u.email) === normalizeEmail(user.email))) {
-      throw new ConflictError('email_already_exists', 'An account with this e-mail already exists.');
+      throw emailTaken();
     }
     const oidc = user.oidc;
     if (oidc && others.some((u) => u.oidc?.issuer === oidc.issuer && u.oidc.subject === oidc.subject)) {
-      throw new ConflictError('oidc_identity_already_linked', 'This sign-in identity is linked to another account.');
+      throw oidcIdentityTaken();
     }
   }
 }

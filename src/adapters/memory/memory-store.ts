@@ -1,5 +1,5 @@
 import type { HealthCheck } from '../../application/ports.js';
-import { UnavailableError } from '../../domain/errors.js';
+import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { InMemoryBookRepository } from './in-memory-book-repository.js';
 import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repository.js';
 import { InMemoryOneTimeCodeRepository } from './in-memory-one-time-code-repository.js';
@@ -25,7 +25,7 @@ export class InMemoryHealthCheck implements HealthCheck {
   constructor(private readonly db: MemoryDatabase) {}
 
   async ping(): Promise<void> {
-    if (this.db.closed) throw new UnavailableError('store_unavailable', 'The store is closed.');
+    if (this.db.closed) throw storeUnavailable();
   }
 }
 

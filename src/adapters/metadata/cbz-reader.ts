@@ -1,5 +1,5 @@
 import type { ExtractedBook } from '../../application/ports.js';
-import { UnsupportedTypeError } from '../../domain/errors.js';
+import { unsupportedBookFormat } from '../../domain/error-catalogue.js';
 import { readCover } from './epub-reader.js';
 import type { MetadataLimits } from './limits.js';
 import { child, parseXml, rawText, text } from './safe-xml.js';
@@ -16,7 +16,7 @@ export async function readCbz(path: string, limits: MetadataLimits): Promise<Ext
     const files = zip.entries.filter((e) => !e.fileName.endsWith('/') && !isJunk(e.fileName));
     const images = files.filter((e) => IMAGE_NAME.test(e.fileName));
     if (images.length === 0 || images.length * 2 < files.length) {
-      throw new UnsupportedTypeError('unsupported_book_format', 'The archive is neither an EPUB nor a comic book archive.');
+      throw unsupportedBookFormat();
     }
     const info = files.find((e) => e.fileName.toLowerCase() === 'comicinfo.xml');
     const metadata = info ? comicInfo(parseXml(await zip.read(info, limits.maxXmlBytes), limits, ['*.Summary'])) : {};

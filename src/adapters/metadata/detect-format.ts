@@ -1,4 +1,5 @@
 import { open } from 'node:fs/promises';
+import { emptyFile, unsupportedBookFormat } from '../../domain/error-catalogue.js';
 import { UnprocessableError, UnsupportedTypeError } from '../../domain/errors.js';
 import { corrupt } from './limits.js';
 
@@ -26,7 +27,7 @@ export async function readSlice(path: string, position: number, length: number):
  * Throws UnprocessableError for empty or truncated files and UnsupportedTypeError otherwise.
  */
 export async function sniffFormat(path: string, size: number): Promise<SniffedFormat> {
-  if (size === 0) throw new UnprocessableError('empty_file', 'The file is empty.');
+  if (size === 0) throw emptyFile();
   const head = await readSlice(path, 0, Math.min(size, HEAD_BYTES));
   if (head.length !== Math.min(size, HEAD_BYTES)) throw corrupt('The file is shorter than its recorded size.');
   const ascii = (from: number, to: number) => head.subarray(from, to).toString('latin1');
@@ -41,7 +42,7 @@ export async function sniffFormat(path: string, size: number): Promise<SniffedFo
   if (size >= 78 && ascii(60, 68) === 'BOOKMOBI') return 'mobi';
   if (isFictionBook(head)) return 'fb2';
   if (await isPlainText(path, size)) return 'txt';
-  throw new UnsupportedTypeError('unsupported_book_format', 'The file is not an EPUB, PDF, MOBI, AZW3, CBZ, FB2 or plain-text book.');
+  throw unsupportedBookFormat();
 }
 
 /** First local header is a stored `mimetype` entry holding exactly the EPUB media type. */

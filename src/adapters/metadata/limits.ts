@@ -1,3 +1,4 @@
+import { corruptBookFile } from '../../domain/error-catalogue.js';
 import { UnprocessableError } from '../../domain/errors.js';
 
 /** Resource limits for reading one untrusted book file. */
@@ -33,5 +34,5 @@ export const DEFAULT_LIMITS: MetadataLimits = {
 
 /** The 422 thrown for a file of a known type that cannot be read safely. */
 export function corrupt(detail: string): UnprocessableError {
-  return new UnprocessableError('corrupt_book_file', detail);
+  return corruptBookFile(detail);
 }

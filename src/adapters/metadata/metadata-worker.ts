@@ -1,5 +1,6 @@
 import type { MessagePort } from 'node:worker_threads';
 import type { ExtractedBook } from '../../application/ports.js';
+import { corruptBookFile } from '../../domain/error-catalogue.js';
 import { DomainError, UnprocessableError, UnsupportedTypeError } from '../../domain/errors.js';
 import { readCbz } from './cbz-reader.js';
 import { sniffFormat } from './detect-format.js';
@@ -48,7 +49,7 @@ export default async function runMetadataTask(task: MetadataTask): Promise<Metad
     if (error instanceof UnsupportedTypeError) return { ok: false, kind: 'unsupported', code: error.code, message: error.message };
     if (error instanceof UnprocessableError) return { ok: false, kind: 'unprocessable', code: error.code, message: error.message };
     // Stack overflows, parser bugs and I/O errors on hostile input: the file cannot be used.
-    const code = error instanceof DomainError ? error.code : 'corrupt_book_file';
-    return { ok: false, kind: 'unprocessable', code, message: 'The file is damaged or could not be read safely.' };
+    const damaged = corruptBookFile('The file is damaged or could not be read safely.');
+    return { ok: false, kind: 'unprocessable', code: error instanceof DomainError ? error.code : damaged.code, message: damaged.message };
   }
 }

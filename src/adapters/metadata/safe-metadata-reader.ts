@@ -5,7 +5,8 @@ import { createRequire } from 'node:module';
 import { Piscina } from 'piscina';
 import type { ExtractedBook, ExtractedCover, MetadataReader, StagedFile } from '../../application/ports.js';
 import { BOOK_FORMATS } from '../../domain/book.js';
-import { UnavailableError, UnprocessableError, UnsupportedTypeError } from '../../domain/errors.js';
+import { corruptBookFile, metadataBusy, metadataTimeout } from '../../domain/error-catalogue.js';
+import { UnprocessableError, UnsupportedTypeError } from '../../domain/errors.js';
 import { sniffImage } from './image-sniff.js';
 import { DEFAULT_LIMITS, type MetadataLimits } from './limits.js';
 import type { MetadataTask, MetadataTaskResult } from './metadata-worker.js';
@@ -77,8 +78,8 @@ export class SafeMetadataReader implements MetadataReader {
       const task: MetadataTask = { path: file.handle, size: file.size, limits: this.limits, started: port2 };
       const result = await this.pool.run(task, { signal: abort.signal, transferList: [port2] }).catch(() => {
         throw timedOut
-          ? new UnprocessableError('metadata_timeout', `Reading the file took longer than ${this.timeBudgetMs} ms.`)
-          : new UnprocessableError('corrupt_book_file', 'The file could not be read safely.');
+          ? metadataTimeout(this.timeBudgetMs)
+          : corruptBookFile('The file could not be read safely.');
       });
       return this.checked(result);
     } finally {
@@ -99,7 +100,7 @@ export class SafeMetadataReader implements MetadataReader {
       return Promise.resolve();
     }
     if (this.waiting.length >= this.maxQueue) {
-      return Promise.reject(new UnavailableError('metadata_busy', 'Too many files are being processed. Try again later.'));
+      return Promise.reject(metadataBusy());
     }
     return new Promise((resolve) => this.waiting.push(resolve));
   }
@@ -117,7 +118,7 @@ export class SafeMetadataReader implements MetadataReader {
       throw new UnprocessableError(result.code, result.message);
     }
     const { format, metadata, cover } = result.book;
-    if (!BOOK_FORMATS.includes(format)) throw new UnprocessableError('corrupt_book_file', 'Unknown format from reader.');
+    if (!BOOK_FORMATS.includes(format)) throw corruptBookFile('Unknown format from reader.');
     const { authors, isbn, tags, ...rest } = metadata;
     return {
       format,

@@ -1,5 +1,6 @@
 import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
+import { hasCodeOf } from '../../domain/error-catalogue.js';
 import { corrupt, type MetadataLimits } from './limits.js';
 
 const OPTIONS = { lazyEntries: true, strictFileNames: true, validateEntrySizes: true, decodeStrings: true, autoClose: false };
@@ -60,7 +61,7 @@ export class ZipArchive {
       }
     } catch (error) {
       stream.destroy();
-      throw error instanceof Error && 'code' in error && error.code === 'corrupt_book_file'
+      throw hasCodeOf(error, () => corrupt(''))
         ? error
         : corrupt(`Entry ${entry.fileName} is damaged: ${(error as Error).message}`);
     }

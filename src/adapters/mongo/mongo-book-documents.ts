@@ -1,4 +1,4 @@
-import type { Book, BookFormat } from '../../domain/book.js';
+import { bookSearchText, type Book, type BookFormat } from '../../domain/book.js';
 
 /** A book as stored: the domain fields plus lower-cased keys for search, filters and sorts. */
 export interface BookDocument {
@@ -33,8 +33,6 @@ export interface BookDocument {
   searchText: string;
 }
 
-export const SEARCH_SEPARATOR = '\u001f';
-
 export function toBookDocument(book: Book): BookDocument {
   const firstAuthor = book.authors[0];
   return {
@@ -64,7 +62,7 @@ export function toBookDocument(book: Book): BookDocument {
     publishedMissing: book.published === null ? 1 : 0,
     authorKeys: book.authors.map((a) => a.toLowerCase()),
     tagKeys: book.tags.map((t) => t.toLowerCase()),
-    searchText: [book.title, ...book.authors, ...book.tags, book.series ?? ''].join(SEARCH_SEPARATOR).toLowerCase(),
+    searchText: bookSearchText(book),
   };
 }
 

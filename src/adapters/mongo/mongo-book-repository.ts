@@ -1,6 +1,6 @@
 import type { Collection, Db, Filter, Sort } from 'mongodb';
-import type { Book, BookQuery, BookSort } from '../../domain/book.js';
-import { ConflictError } from '../../domain/errors.js';
+import { BOOK_QUERY_MAX_LENGTH, type Book, type BookQuery, type BookSort } from '../../domain/book.js';
+import { duplicateBook } from '../../domain/error-catalogue.js';
 import { offsetOf } from '../../domain/page.js';
 import type { BookRepository, Slice } from '../../application/ports.js';
 import type { BookDocument } from './mongo-book-documents.js';
@@ -8,7 +8,7 @@ import { toBook, toBookDocument } from './mongo-book-documents.js';
 import { escapeRegex, isDuplicateKey } from './mongo-database.js';
 
 /** Longest `q` searched for; longer text is cut (the HTTP schema caps it lower still). */
-export const MAX_QUERY_LENGTH = 200;
+export const MAX_QUERY_LENGTH = BOOK_QUERY_MAX_LENGTH;
 
 /** Sort documents (index-backed); a missing key sorts last either way, ties by id in the same direction. */
 const SORTS: Readonly<Record<BookSort['field'], (d: 1 | -1) => Sort>> = {
@@ -78,7 +78,7 @@ export class MongoBookRepository implements BookRepository {
   private async rethrow(error: unknown, book: Book): Promise<never> {
     if (!isDuplicateKey(error, 'books_sha256')) throw error;
     const other = await this.books.findOne({ sha256: book.sha256, _id: { $ne: book.id } }, { projection: { _id: 1 } });
-    throw new ConflictError('duplicate_book', 'This file is already in the library.', { book_id: other?._id ?? null });
+    throw duplicateBook(other?._id ?? null);
   }
 }
 

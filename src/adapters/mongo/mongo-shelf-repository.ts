@@ -1,11 +1,11 @@
 import type { Collection, Db } from 'mongodb';
-import { ConflictError, NotFoundError } from '../../domain/errors.js';
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
 import { shelfNameKey } from '../../domain/shelf.js';
 import type { ShelfRepository, Slice } from '../../application/ports.js';
 import { isDuplicateKey } from './mongo-database.js';
+import { bookNotFound, shelfNameTaken, shelfNotFound } from '../../domain/error-catalogue.js';
 
 interface ShelfDocument {
   _id: string;
@@ -153,15 +153,11 @@ export class MongoShelfRepository implements ShelfRepository {
     if (bookIds.length === 0) return;
     const found = new Set((await this.books.find({ _id: { $in: [...bookIds] } }, { projection: { _id: 1 } }).toArray()).map((b) => b._id));
     const missing = bookIds.find((id) => !found.has(id));
-    if (missing !== undefined) throw new NotFoundError('book_not_found', `No book with id '${missing}'.`);
+    if (missing !== undefined) throw bookNotFound(missing);
   }
-}
-
-function shelfNotFound(shelfId: string): NotFoundError {
-  return new NotFoundError('shelf_not_found', `No shelf with id '${shelfId}'.`);
 }
 
 function nameConflict(error: unknown, name: string): unknown {
   if (!isDuplicateKey(error, 'shelves_owner_name')) return error;
-  return new ConflictError('shelf_name_taken', `You already have a shelf named '${name}'.`);
+  return shelfNameTaken();
 }

@@ -1,5 +1,5 @@
 import type { HealthCheck } from '../../application/ports.js';
-import { UnavailableError } from '../../domain/errors.js';
+import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
 import { MongoDatabase } from './mongo-database.js';
@@ -31,7 +31,7 @@ export class MongoHealthCheck implements HealthCheck {
     try {
       await this.database.db.command({ ping: 1 }, { timeoutMS: 2_000 });
     } catch {
-      throw new UnavailableError('store_unavailable', 'The database does not answer.');
+      throw storeUnavailable();
     }
   }
 }

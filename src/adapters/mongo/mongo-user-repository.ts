@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { ConflictError } from '../../domain/errors.js';
+import { emailTaken, oidcIdentityTaken, usernameTaken } from '../../domain/error-catalogue.js';
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { RoleName } from '../../domain/permissions.js';
@@ -109,8 +109,8 @@ function toUser(d: UserDocument | null): User | null {
 
 function conflictFor(error: unknown, user: User): unknown {
   return conflictOrSame(error, {
-    users_username_key: () => new ConflictError('username_already_exists', `The username '${user.username}' is taken.`),
-    users_email_key: () => new ConflictError('email_already_exists', 'An account with this e-mail already exists.'),
-    users_oidc_identity: () => new ConflictError('oidc_identity_already_linked', 'This sign-in identity is linked to another account.'),
+    users_username_key: () => usernameTaken(user.username),
+    users_email_key: () => emailTaken(),
+    users_oidc_identity: () => oidcIdentityTaken(),
   });
 }

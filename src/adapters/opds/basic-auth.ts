@@ -3,6 +3,7 @@ import type { Request, Response } from 'express';
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
 import type { LoginUser } from '../../application/use-cases/login-user.js';
 import { actorFor, type Actor } from '../../domain/actor.js';
+import { invalidCredentials } from '../../domain/error-catalogue.js';
 import { AuthenticationError } from '../../domain/errors.js';
 
 const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
@@ -52,7 +53,7 @@ export class BasicAuthenticator {
   async actor(req: Request, res: Response): Promise<Actor> {
     try {
       const credentials = basicCredentials(req.get('authorization'));
-      if (!credentials) throw new AuthenticationError('invalid_credentials', 'HTTP Basic credentials are required.');
+      if (!credentials) throw invalidCredentials();
       const cacheKey = createHmac('sha256', this.key).update(`${credentials.login}\u0000${credentials.password}`).digest('base64url');
       const cached = await this.fromCache(cacheKey);
       if (cached) return cached;

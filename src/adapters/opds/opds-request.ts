@@ -1,15 +1,16 @@
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import { BOOK_SORTS, type BookSort, type BookSortField } from '../../domain/book.js';
-import { NotFoundError, ValidationError } from '../../domain/errors.js';
+import { BOOK_QUERY_MAX_LENGTH, BOOK_SORTS, type BookSort, type BookSortField } from '../../domain/book.js';
+import { invalidInput } from '../../domain/error-catalogue.js';
+import type { NotFoundError } from '../../domain/errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/page.js';
 
 /** Query parsing shared by the OPDS 1.2 and 2.0 routers: out-of-range values are a 422, never clamped. */
 const ID = /^[A-Za-z0-9_-]{1,64}$/;
 const WHOLE = /^[1-9]\d{0,5}$/;
 
-const invalid = (field: string, message: string) =>
-  new ValidationError('The request query is invalid.', [{ location: 'query', field, message }]);
+/** A query parameter error; the field names its part so the error handler does not say `body`. */
+const invalid = (field: string, message: string) => invalidInput('The request query is invalid.', [{ location: 'query', field, message }]);
 
 function wholeNumber(req: Request, field: string, fallback: number, max: number): number {
   const raw = req.query[field];
@@ -37,17 +38,18 @@ export function sortOf(req: Request, fallback: BookSort): BookSort {
   return { field: field as BookSortField, descending: (raw as string).startsWith('-') };
 }
 
-/** The search terms of `name` (1-200 characters once trimmed). */
+/** The search terms of `name` (1 to BOOK_QUERY_MAX_LENGTH characters once trimmed). */
 export function searchTermsOf(req: Request, name: 'q' | 'query'): string {
   const raw = req.query[name];
   const terms = typeof raw === 'string' ? raw.trim() : '';
-  if (terms === '' || terms.length > 200) throw invalid(name, 'must be 1-200 characters');
+  if (terms === '' || terms.length > BOOK_QUERY_MAX_LENGTH) throw invalid(name, `must be 1-${BOOK_QUERY_MAX_LENGTH} characters`);
   return terms;
 }
 
-export function idOf(req: Request, code: 'book_not_found' | 'shelf_not_found'): string {
+/** The `:id` path parameter; an id that cannot exist is the resource's not-found error. */
+export function idOf(req: Request, notFound: (id: string) => NotFoundError): string {
   const id = String(req.params['id']);
-  if (!ID.test(id)) throw new NotFoundError(code, `No ${code === 'book_not_found' ? 'book' : 'shelf'} with id '${id.slice(0, 64)}'.`);
+  if (!ID.test(id)) throw notFound(id.slice(0, 64));
   return id;
 }
 

@@ -1,6 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Actor } from '../../domain/actor.js';
 import type { BookSort } from '../../domain/book.js';
+import { bookNotFound, shelfNotFound } from '../../domain/error-catalogue.js';
 import { BasicAuthenticator } from './basic-auth.js';
 import type { OpdsDeps } from './opds-deps.js';
 import { acquisitionFeed, entryDocument, navigationFeed, OPDS_RELS, OPDS_TYPES, openSearchDescription, ROOT, shelfItem } from './opds-feeds.js';
@@ -63,16 +64,16 @@ export function opdsRouter(deps: OpdsDeps): Router {
     sendXml(res, OPDS_TYPES.navigation, navigationFeed(head, page.items.map(shelfItem), page, new Date()));
   });
   router.get('/shelves/:id', async (req, res) => {
-    const shelf = shelfItem(await deps.getShelf.execute(actor(res), idOf(req, 'shelf_not_found')));
+    const shelf = shelfItem(await deps.getShelf.execute(actor(res), idOf(req, shelfNotFound)));
     const page = await deps.listShelfBooks.execute(actor(res), { shelfId: shelf.shelfId, page: pageOf(req), pageSize: OPDS_PAGE_SIZE });
     const head = { id: shelf.id, title: shelf.title, self: shelf.href, kind: 'acquisition', twin: shelf.href.replace(ROOT, V2) } as const;
     sendXml(res, OPDS_TYPES.acquisition, acquisitionFeed(head, page, new Date()));
   });
   router.get('/books/:id', async (req, res) => {
-    sendXml(res, OPDS_TYPES.entry, entryDocument(await deps.getBook.execute(actor(res), idOf(req, 'book_not_found'))));
+    sendXml(res, OPDS_TYPES.entry, entryDocument(await deps.getBook.execute(actor(res), idOf(req, bookNotFound))));
   });
   router.get('/books/:id/file', async (req, res) => {
-    const file = await deps.file.execute(actor(res), idOf(req, 'book_not_found'));
+    const file = await deps.file.execute(actor(res), idOf(req, bookNotFound));
     res.attachment(file.fileName);
     res.setHeader('Content-Type', file.mediaType);
     res.setHeader('Content-Length', String(file.size));
@@ -80,7 +81,7 @@ export function opdsRouter(deps: OpdsDeps): Router {
     await stream(req, res, () => file.open());
   });
   router.get('/books/:id/cover', async (req, res) => {
-    const cover = await deps.cover.execute(actor(res), idOf(req, 'book_not_found'));
+    const cover = await deps.cover.execute(actor(res), idOf(req, bookNotFound));
     res.setHeader('Content-Type', cover.mediaType);
     await stream(req, res, async () => cover.body);
   });

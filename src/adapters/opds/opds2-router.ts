@@ -1,6 +1,7 @@
 import express, { type Request, type Response, type Router } from 'express';
 import type { Actor } from '../../domain/actor.js';
 import type { BookSort } from '../../domain/book.js';
+import { bookNotFound, shelfNotFound } from '../../domain/error-catalogue.js';
 import { AuthenticationError } from '../../domain/errors.js';
 import type { BasicAuthenticator } from './basic-auth.js';
 import type { OpdsDeps } from './opds-deps.js';
@@ -75,14 +76,14 @@ export function opds2Router(deps: OpdsDeps, basic: BasicAuthenticator): Router {
     json(res, OPDS2_TYPES.feed, navigationFeed(feed, page.items.map(shelfLink), page));
   });
   router.get('/shelves/:id', async (req, res) => {
-    const shelf = await deps.getShelf.execute(actor(res), idOf(req, 'shelf_not_found'));
+    const shelf = await deps.getShelf.execute(actor(res), idOf(req, shelfNotFound));
     const page = await deps.listShelfBooks.execute(actor(res), { shelfId: shelf.id, ...paging(req) });
     const path = shelfLink(shelf).href;
     const feed: FeedHead = { title: shelf.name, address: { path, params: { page_size: sizeParam(req) } }, twin: acquisition12(path.replace(V2, ROOT)) };
     json(res, OPDS2_TYPES.feed, publicationsFeed(feed, page));
   });
   router.get('/books/:id', async (req, res) => {
-    json(res, OPDS2_TYPES.publication, publication(await deps.getBook.execute(actor(res), idOf(req, 'book_not_found'))));
+    json(res, OPDS2_TYPES.publication, publication(await deps.getBook.execute(actor(res), idOf(req, bookNotFound))));
   });
   router.get('/covers/placeholder.png', (_req, res) => {
     res.setHeader('Content-Type', PLACEHOLDER_COVER.mediaType);

@@ -1,7 +1,7 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import type { Book, BookQuery } from '../../domain/book.js';
-import { ConflictError } from '../../domain/errors.js';
 import type { BookRepository, Slice } from '../../application/ports.js';
+import { duplicateBook } from '../../domain/error-catalogue.js';
 import type { BookRow } from './sqlite-book-rows.js';
 import { BOOK_COLUMNS, bookParams, toBook } from './sqlite-book-rows.js';
 import { SqliteBookSearch } from './sqlite-book-search.js';
@@ -98,7 +98,7 @@ export class SqliteBookRepository implements BookRepository {
     } catch (error) {
       if (isUniqueViolation(error) && error.message.includes('books.sha256')) {
         const existing = this.idBySha.get(book.sha256) as string | undefined;
-        throw new ConflictError('duplicate_book', 'This file is already in the library.', { book_id: existing });
+        throw duplicateBook(existing ?? null);
       }
       throw error;
     }

@@ -1,4 +1,4 @@
-import type { Book, BookFormat } from '../../domain/book.js';
+import { bookSearchText, type Book, type BookFormat } from '../../domain/book.js';
 import { fromMillis, toMillis } from './sqlite-database.js';
 
 /** A row of `books` as selected by BOOK_COLUMNS. */
@@ -29,13 +29,6 @@ export const BOOK_COLUMNS = `books.id, title, authors, tags, description, publis
   series, series_index, format, file_name, file_size, sha256, cover_media_type, owner_id, owner_username,
   created_at, updated_at`;
 
-const SEARCH_SEPARATOR = '\u001f';
-
-/** Lower-cased title, authors, tags and series, kept apart by a separator no query is expected to hold. */
-export function searchTextOf(book: Book): string {
-  return [book.title, ...book.authors, ...book.tags, book.series ?? ''].join(SEARCH_SEPARATOR).toLowerCase();
-}
-
 /** Named parameters for INSERT and UPDATE of `books`. */
 export function bookParams(book: Book): Record<string, unknown> {
   return {
@@ -59,7 +52,7 @@ export function bookParams(book: Book): Record<string, unknown> {
     cover_media_type: book.coverMediaType,
     owner_id: book.owner.id,
     owner_username: book.owner.username,
-    search_text: searchTextOf(book),
+    search_text: bookSearchText(book),
     created_at: toMillis(book.createdAt),
     updated_at: toMillis(book.updatedAt),
   };

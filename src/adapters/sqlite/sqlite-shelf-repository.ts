@@ -1,5 +1,5 @@
 import type { Database, Transaction } from 'better-sqlite3';
-import { ConflictError, NotFoundError } from '../../domain/errors.js';
+import { bookNotFound, shelfNameTaken, shelfNotFound } from '../../domain/error-catalogue.js';
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
@@ -37,7 +37,7 @@ export class SqliteShelfRepository implements ShelfRepository {
   constructor(db: Database) {
     const s = (this.statements = prepare(db));
     const insertAll = (shelfId: string, bookIds: readonly string[]): void => {
-      [...new Set(bookIds)].forEach((bookId, i) => s.insertMember.run(shelfId, bookId, i + 1));
+      [...new Set(bookIds)].forEach((bookId, i) => existingBook(bookId, () => s.insertMember.run(shelfId, bookId, i + 1)));
     };
     const touch = (shelfId: string, at: Date): void => {
       if (s.touch.run(toMillis(at), shelfId).changes === 0) throw shelfNotFound(shelfId);
@@ -55,7 +55,7 @@ export class SqliteShelfRepository implements ShelfRepository {
     this.addTx = db.transaction((shelfId: string, bookId: string, at: Date) => {
       if (s.shelfExists.get(shelfId) === undefined) throw shelfNotFound(shelfId);
       if (s.isMember.get(shelfId, bookId) !== undefined) return false;
-      s.appendMember.run(shelfId, bookId, shelfId);
+      existingBook(bookId, () => s.appendMember.run(shelfId, bookId, shelfId));
       touch(shelfId, at);
       return true;
     });
@@ -168,17 +168,22 @@ function detailParams(shelf: Shelf): Record<string, unknown> {
   };
 }
 
-const shelfNotFound = (id: string): NotFoundError => new NotFoundError('shelf_not_found', `No shelf with id '${id}'.`);
-
-/** Maps constraint failures to the domain errors every ShelfRepository throws. */
+/** Maps the shelf-name constraint to the domain error every ShelfRepository throws. */
 function guard<T>(work: () => T): T {
   try {
     return work();
   } catch (error) {
-    if (isUniqueViolation(error) && error.message.includes('shelves.name_key')) {
-      throw new ConflictError('shelf_name_taken', 'You already have a shelf with this name.');
-    }
-    if (isForeignKeyViolation(error)) throw new NotFoundError('book_not_found', 'A book on the list does not exist.');
+    if (isUniqueViolation(error) && error.message.includes('shelves.name_key')) throw shelfNameTaken();
+    throw error;
+  }
+}
+
+/** Runs a membership insert; a foreign-key failure means the book does not exist. */
+function existingBook(bookId: string, insert: () => unknown): void {
+  try {
+    insert();
+  } catch (error) {
+    if (isForeignKeyViolation(error)) throw bookNotFound(bookId);
     throw error;
   }
 }

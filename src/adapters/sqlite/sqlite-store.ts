@@ -1,6 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { HealthCheck } from '../../application/ports.js';
-import { UnavailableError } from '../../domain/errors.js';
+import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { SqliteBookRepository } from './sqlite-book-repository.js';
 import { openSqliteDatabase } from './sqlite-database.js';
 import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
@@ -34,7 +34,7 @@ export class SqliteHealthCheck implements HealthCheck {
     try {
       if (this.probe.get() !== 1) throw new Error('unexpected answer');
     } catch {
-      throw new UnavailableError('store_unavailable', 'The database does not answer.');
+      throw storeUnavailable();
     }
   }
 }

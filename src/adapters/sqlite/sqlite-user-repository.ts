@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import { ConflictError } from '../../domain/errors.js';
+import { emailTaken, oidcIdentityTaken, usernameTaken } from '../../domain/error-catalogue.js';
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { RoleName } from '../../domain/permissions.js';
@@ -141,13 +141,13 @@ function toUser(row: UserRow | undefined): User | null {
 function conflictFor(error: unknown, user: User): unknown {
   if (!isUniqueViolation(error)) return error;
   if (error.message.includes('users.username_key')) {
-    return new ConflictError('username_already_exists', `The username '${user.username}' is taken.`);
+    return usernameTaken(user.username);
   }
   if (error.message.includes('users.email_key')) {
-    return new ConflictError('email_already_exists', 'An account with this e-mail already exists.');
+    return emailTaken();
   }
   if (error.message.includes('users.oidc_issuer')) {
-    return new ConflictError('oidc_identity_already_linked', 'This sign-in identity is linked to another account.');
+    return oidcIdentityTaken();
   }
   return error;
 }

@@ -1,5 +1,5 @@
 import type { Actor } from '../../domain/actor.js';
-import { NotFoundError } from '../../domain/errors.js';
+import { bookNotFound } from '../../domain/error-catalogue.js';
 import type { BookRepository, Clock, ShelfRepository } from '../ports.js';
 import { findEditableShelf } from './shelf-access.js';
 
@@ -19,7 +19,7 @@ export class AddBookToShelf {
   async execute(actor: Actor, input: { shelfId: string; bookId: string }): Promise<AddBookToShelfResult> {
     const shelf = await findEditableShelf(this.shelves, actor, input.shelfId);
     if (!(await this.books.existingIds([input.bookId])).has(input.bookId)) {
-      throw new NotFoundError('book_not_found', `No book with id '${input.bookId}'.`);
+      throw bookNotFound(input.bookId);
     }
     return { added: await this.shelves.addBook(shelf.id, input.bookId, this.clock.now()) };
   }

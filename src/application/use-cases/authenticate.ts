@@ -1,5 +1,5 @@
 import { actorFor, type Actor } from '../../domain/actor.js';
-import { AuthenticationError } from '../../domain/errors.js';
+import { invalidToken, missingToken } from '../../domain/error-catalogue.js';
 import type { User } from '../../domain/user.js';
 import type { TokenClaims, TokenRevocationRepository, TokenService, UserRepository } from '../ports.js';
 
@@ -9,7 +9,7 @@ export interface Authenticated {
   readonly claims: TokenClaims;
 }
 
-const invalid = () => new AuthenticationError('invalid_token', 'The token is invalid, expired or revoked.');
+const invalid = invalidToken;
 
 /** Turns a bearer token into the caller, reading roles and status from the store every time. */
 export class Authenticate {
@@ -20,7 +20,7 @@ export class Authenticate {
   ) {}
 
   async execute(token: string | undefined): Promise<Authenticated> {
-    if (!token) throw new AuthenticationError('missing_token', 'A bearer token is required.');
+    if (!token) throw missingToken();
     const claims = this.tokens.verify(token);
     if (await this.revocations.isRevoked(claims.jti)) throw invalid();
     const user = await this.users.findById(claims.userId);

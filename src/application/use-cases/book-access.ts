@@ -1,14 +1,12 @@
 import type { Actor } from '../../domain/actor.js';
 import type { Book } from '../../domain/book.js';
-import { NotFoundError, PermissionDeniedError } from '../../domain/errors.js';
+import { bookNotFound, permissionDenied } from '../../domain/error-catalogue.js';
 import { canReadBooks } from '../../domain/policies.js';
 import type { BookRepository } from '../ports.js';
 
-export const bookNotFound = (id: string): NotFoundError => new NotFoundError('book_not_found', `No book with id '${id}'.`);
-
 /** The book, for an actor with books:read (403 without it); 404 when there is none. */
 export async function findReadableBook(books: BookRepository, actor: Actor, id: string): Promise<Book> {
-  if (!canReadBooks(actor)) throw new PermissionDeniedError();
+  if (!canReadBooks(actor)) throw permissionDenied();
   const book = await books.findById(id);
   if (!book) throw bookNotFound(id);
   return book;

@@ -1,5 +1,5 @@
 import type { Actor } from '../../domain/actor.js';
-import { NotFoundError, PermissionDeniedError } from '../../domain/errors.js';
+import { invalidCurrentPassword, passwordNotSet, userNotFound } from '../../domain/error-catalogue.js';
 import type { Clock, PasswordHasher, UserRepository } from '../ports.js';
 import { assertAcceptablePassword } from './password-rules.js';
 
@@ -18,12 +18,12 @@ export class ChangePassword {
 
   async execute(actor: Actor, input: ChangePasswordInput): Promise<void> {
     const user = await this.users.findById(actor.id);
-    if (!user) throw new NotFoundError('user_not_found', 'The account no longer exists.');
+    if (!user) throw userNotFound(actor.id);
     if (!user.passwordHash) {
-      throw new PermissionDeniedError('This account signs in through single sign-on and has no password.', 'password_not_set');
+      throw passwordNotSet();
     }
     if (!(await this.hasher.verify(input.currentPassword, user.passwordHash))) {
-      throw new PermissionDeniedError('The current password is incorrect.', 'invalid_current_password');
+      throw invalidCurrentPassword();
     }
     assertAcceptablePassword(input.newPassword, 'new_password');
     const passwordHash = await this.hasher.hash(input.newPassword);

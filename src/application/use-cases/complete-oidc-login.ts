@@ -1,4 +1,4 @@
-import { BadRequestError, PermissionDeniedError } from '../../domain/errors.js';
+import { accountDisabled, oidcCallbackInvalid } from '../../domain/error-catalogue.js';
 import { withLoginCode } from '../../domain/return-to.js';
 import type { User } from '../../domain/user.js';
 import type { Clock, IssuedToken, OidcProvider, OneTimeCodeRepository, SecretGenerator, TokenService } from '../ports.js';
@@ -45,10 +45,10 @@ export class CompleteOidcLogin {
     await this.limiter.attempt(input.clientAddress);
     const { binding } = input;
     if (!binding || !input.state || input.state !== binding.state) {
-      throw new BadRequestError('oidc_callback_invalid', 'This sign-in was not started in this browser; start again.');
+      throw oidcCallbackInvalid();
     }
     const pending = await this.codes.take(oidcStateKey(this.secrets.digest(binding.state)), this.clock.now());
-    if (pending === null) throw new BadRequestError('oidc_callback_invalid', 'This sign-in was already used or has expired; start again.');
+    if (pending === null) throw oidcCallbackInvalid();
     const claims = await this.provider.exchange({
       currentUrl: `${this.settings.redirectUri}${input.search}`,
       state: binding.state,
@@ -57,7 +57,7 @@ export class CompleteOidcLogin {
       redirectUri: this.settings.redirectUri,
     });
     const user = await this.accounts.resolve(claims);
-    if (user.disabled) throw new PermissionDeniedError('This account is disabled.', 'account_disabled');
+    if (user.disabled) throw accountDisabled();
     if (binding.returnTo === null) return { kind: 'signed_in', user, token: this.tokens.issue(user) };
     const code = this.secrets.generate();
     const expiresAt = new Date(this.clock.now().getTime() + LOGIN_CODE_TTL_MS);

@@ -1,5 +1,5 @@
 import type { Actor } from '../../domain/actor.js';
-import { PermissionDeniedError } from '../../domain/errors.js';
+import { permissionDenied } from '../../domain/error-catalogue.js';
 import { canCreateShelf } from '../../domain/policies.js';
 import type { Shelf } from '../../domain/shelf.js';
 import { assertShelfBookList, normalizeShelfDescription, normalizeShelfName } from '../../domain/shelf-rules.js';
@@ -23,7 +23,7 @@ export class CreateShelf {
   ) {}
 
   async execute(actor: Actor, input: CreateShelfInput): Promise<Shelf> {
-    if (!canCreateShelf(actor)) throw new PermissionDeniedError();
+    if (!canCreateShelf(actor)) throw permissionDenied();
     const name = normalizeShelfName(input.name);
     const description = normalizeShelfDescription(input.description ?? null);
     const bookIds = [...(input.bookIds ?? [])];

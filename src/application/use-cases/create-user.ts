@@ -1,5 +1,5 @@
 import type { Actor } from '../../domain/actor.js';
-import { PermissionDeniedError, ValidationError } from '../../domain/errors.js';
+import { invalidInput, permissionDenied } from '../../domain/error-catalogue.js';
 import type { RoleName } from '../../domain/permissions.js';
 import { canManageUsers } from '../../domain/policies.js';
 import { newLocalUser, USERNAME_PATTERN, type User } from '../../domain/user.js';
@@ -28,13 +28,13 @@ export class CreateUser {
   ) {}
 
   async execute(actor: Actor, input: CreateUserInput): Promise<User> {
-    if (!canManageUsers(actor)) throw new PermissionDeniedError();
+    if (!canManageUsers(actor)) throw permissionDenied();
     const problems = [
       ...(USERNAME_PATTERN.test(input.username) ? [] : [{ field: 'username', message: 'must be 3-50 letters, digits, ., _ or -' }]),
       ...(EMAIL.test(input.email.trim()) ? [] : [{ field: 'email', message: 'must be an e-mail address' }]),
       ...(input.roles.length > 0 ? [] : [{ field: 'roles', message: 'must name at least one role' }]),
-    ].map((p) => ({ location: 'body' as const, ...p }));
-    if (problems.length > 0) throw new ValidationError('The account details are invalid.', problems);
+    ];
+    if (problems.length > 0) throw invalidInput('The account details are invalid.', problems);
     assertAcceptablePassword(input.password, 'password');
     const user = newLocalUser({
       id: this.ids.next(),

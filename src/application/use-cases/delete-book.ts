@@ -1,9 +1,9 @@
 import type { Actor } from '../../domain/actor.js';
 import { bookCoverKey, bookFileKey } from '../../domain/book.js';
-import { PermissionDeniedError } from '../../domain/errors.js';
+import { bookNotFound, permissionDenied } from '../../domain/error-catalogue.js';
 import { canDeleteBook } from '../../domain/policies.js';
 import type { BlobStore, BookRepository, Clock, ShelfRepository } from '../ports.js';
-import { bookNotFound, findReadableBook } from './book-access.js';
+import { findReadableBook } from './book-access.js';
 
 /** Deletes a book: the record first (nothing visible points at a missing file), then shelf entries and blobs. */
 export class DeleteBook {
@@ -16,7 +16,7 @@ export class DeleteBook {
 
   async execute(actor: Actor, id: string): Promise<void> {
     const book = await findReadableBook(this.books, actor, id);
-    if (!canDeleteBook(actor, book)) throw new PermissionDeniedError('Only the uploader of this book may delete it.');
+    if (!canDeleteBook(actor, book)) throw permissionDenied();
     if (!(await this.books.delete(book.id))) throw bookNotFound(id);
     await this.shelves.removeBookEverywhere(book.id, this.clock.now());
     // Blobs without a record are orphans: if a delete fails here, the start-up reconciler removes them.

@@ -1,6 +1,7 @@
 import type { Actor } from '../../domain/actor.js';
+import { shelfNotFound } from '../../domain/error-catalogue.js';
 import type { ShelfRepository } from '../ports.js';
-import { findEditableShelf, shelfNotFound } from './shelf-access.js';
+import { findEditableShelf } from './shelf-access.js';
 
 /** Deletes a shelf (owner or admin); the books on it stay in the library. */
 export class DeleteShelf {

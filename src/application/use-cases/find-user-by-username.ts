@@ -1,5 +1,5 @@
 import type { Actor } from '../../domain/actor.js';
-import { NotFoundError, PermissionDeniedError } from '../../domain/errors.js';
+import { permissionDenied, userNotFound } from '../../domain/error-catalogue.js';
 import { canManageUsers } from '../../domain/policies.js';
 import { usernameKey, type User } from '../../domain/user.js';
 import type { UserRepository } from '../ports.js';
@@ -9,9 +9,9 @@ export class FindUserByUsername {
   constructor(private readonly users: UserRepository) {}
 
   async execute(actor: Actor, username: string): Promise<User> {
-    if (!canManageUsers(actor)) throw new PermissionDeniedError();
+    if (!canManageUsers(actor)) throw permissionDenied();
     const user = await this.users.findByUsername(usernameKey(username));
-    if (!user) throw new NotFoundError('user_not_found', `No user named '${username}'.`);
+    if (!user) throw userNotFound(username);
     return user;
   }
 }

@@ -1,6 +1,6 @@
 import type { Actor } from '../../domain/actor.js';
 import { bookCoverKey } from '../../domain/book.js';
-import { NotFoundError } from '../../domain/errors.js';
+import { coverNotFound } from '../../domain/error-catalogue.js';
 import type { BlobStore, BookRepository } from '../ports.js';
 import { findReadableBook } from './book-access.js';
 
@@ -19,7 +19,7 @@ export class GetBookCover {
   async execute(actor: Actor, id: string): Promise<BookCover> {
     const book = await findReadableBook(this.books, actor, id);
     const body = book.coverMediaType ? await this.blobs.read(bookCoverKey(book.id)) : null;
-    if (!book.coverMediaType || !body) throw new NotFoundError('cover_not_found', `Book '${id}' has no cover.`);
+    if (!book.coverMediaType || !body) throw coverNotFound(id);
     return { mediaType: book.coverMediaType, body };
   }
 }

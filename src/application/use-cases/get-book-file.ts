@@ -1,6 +1,7 @@
 import type { Actor } from '../../domain/actor.js';
 import { bookFileKey, MEDIA_TYPES, type BookFormat } from '../../domain/book.js';
-import { NotFoundError, RangeNotSatisfiableError } from '../../domain/errors.js';
+import { bookFileNotFound, rangeNotSatisfiable } from '../../domain/error-catalogue.js';
+import { RangeNotSatisfiableError } from '../../domain/errors.js';
 import type { BlobStore, BookRepository, ByteRange } from '../ports.js';
 import { findReadableBook } from './book-access.js';
 
@@ -28,9 +29,9 @@ export class GetBookFile {
     const book = await findReadableBook(this.books, actor, id);
     const size = book.fileSize;
     const open = async (range?: ByteRange): Promise<AsyncIterable<Uint8Array>> => {
-      if (range && !(range.start >= 0 && range.start <= range.end && range.end < size)) throw new RangeNotSatisfiableError(size);
+      if (range && !(range.start >= 0 && range.start <= range.end && range.end < size)) throw rangeNotSatisfiable(size);
       const body = await this.blobs.read(bookFileKey(book.id), range);
-      if (!body) throw new NotFoundError('book_file_not_found', `The file of book '${id}' is missing.`);
+      if (!body) throw bookFileNotFound(id);
       return body;
     };
     return { format: book.format, mediaType: MEDIA_TYPES[book.format], fileName: book.fileName, size, etag: `"${book.sha256}"`, open };

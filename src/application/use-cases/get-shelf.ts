@@ -1,5 +1,5 @@
 import type { Actor } from '../../domain/actor.js';
-import { PermissionDeniedError } from '../../domain/errors.js';
+import { permissionDenied } from '../../domain/error-catalogue.js';
 import { canReadShelves } from '../../domain/policies.js';
 import type { Shelf } from '../../domain/shelf.js';
 import type { ShelfRepository } from '../ports.js';
@@ -10,7 +10,7 @@ export class GetShelf {
   constructor(private readonly shelves: ShelfRepository) {}
 
   async execute(actor: Actor, id: string): Promise<Shelf> {
-    if (!canReadShelves(actor)) throw new PermissionDeniedError();
+    if (!canReadShelves(actor)) throw permissionDenied();
     return findVisibleShelf(this.shelves, actor, id);
   }
 }

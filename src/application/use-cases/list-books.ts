@@ -1,6 +1,6 @@
 import type { Actor } from '../../domain/actor.js';
 import type { Book, BookQuery } from '../../domain/book.js';
-import { PermissionDeniedError } from '../../domain/errors.js';
+import { permissionDenied } from '../../domain/error-catalogue.js';
 import { pageOf, type Page } from '../../domain/page.js';
 import { canReadBooks } from '../../domain/policies.js';
 import type { BookRepository } from '../ports.js';
@@ -10,7 +10,7 @@ export class ListBooks {
   constructor(private readonly books: BookRepository) {}
 
   async execute(actor: Actor, query: BookQuery): Promise<Page<Book>> {
-    if (!canReadBooks(actor)) throw new PermissionDeniedError();
+    if (!canReadBooks(actor)) throw permissionDenied();
     const { items, total } = await this.books.search(query);
     return pageOf(items, total, query);
   }

@@ -1,6 +1,6 @@
 import type { Actor } from '../../domain/actor.js';
 import type { Book } from '../../domain/book.js';
-import { PermissionDeniedError } from '../../domain/errors.js';
+import { permissionDenied } from '../../domain/error-catalogue.js';
 import { pageOf, type Page, type PageRequest } from '../../domain/page.js';
 import { canReadBooks, canReadShelves } from '../../domain/policies.js';
 import type { BookRepository, ShelfRepository } from '../ports.js';
@@ -18,7 +18,7 @@ export class ListShelfBooks {
   ) {}
 
   async execute(actor: Actor, input: ListShelfBooksInput): Promise<Page<Book>> {
-    if (!canReadShelves(actor) || !canReadBooks(actor)) throw new PermissionDeniedError();
+    if (!canReadShelves(actor) || !canReadBooks(actor)) throw permissionDenied();
     const shelf = await findVisibleShelf(this.shelves, actor, input.shelfId);
     const request = { page: input.page, pageSize: input.pageSize };
     const { items: ids, total } = await this.shelves.bookIdsPage(shelf.id, request);

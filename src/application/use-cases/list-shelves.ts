@@ -1,5 +1,5 @@
 import type { Actor } from '../../domain/actor.js';
-import { PermissionDeniedError } from '../../domain/errors.js';
+import { permissionDenied } from '../../domain/error-catalogue.js';
 import { pageOf, type Page, type PageRequest } from '../../domain/page.js';
 import { canReadShelves } from '../../domain/policies.js';
 import type { Shelf } from '../../domain/shelf.js';
@@ -15,7 +15,7 @@ export class ListShelves {
   constructor(private readonly shelves: ShelfRepository) {}
 
   async execute(actor: Actor, input: ListShelvesInput): Promise<Page<Shelf>> {
-    if (!canReadShelves(actor)) throw new PermissionDeniedError();
+    if (!canReadShelves(actor)) throw permissionDenied();
     const page = { page: input.page, pageSize: input.pageSize };
     const { items, total } = await this.shelves.listVisible(actor.id, input.onlyOwn, page);
     return pageOf(items, total, page);

@@ -1,4 +1,4 @@
-import { AuthenticationError, PermissionDeniedError, RateLimitedError } from '../../domain/errors.js';
+import { invalidCredentials, localLoginDisabled, rateLimited } from '../../domain/error-catalogue.js';
 import { blockedFor, type ThrottlePolicy } from '../../domain/login-throttle.js';
 import { normalizeEmail, usernameKey, type User } from '../../domain/user.js';
 import type { Clock, IssuedToken, LoginThrottleRepository, PasswordHasher, TokenService, UserRepository } from '../ports.js';
@@ -17,7 +17,7 @@ export interface LoginInput {
   readonly clientAddress: string;
 }
 
-const invalid = () => new AuthenticationError('invalid_credentials', 'The username or password is incorrect.');
+const invalid = invalidCredentials;
 
 /**
  * Password login. Unknown user, wrong password and disabled account fail alike and cost one
@@ -35,7 +35,7 @@ export class LoginUser {
   ) {}
 
   async execute(input: LoginInput): Promise<{ user: User; token: IssuedToken }> {
-    if (!this.localLogin) throw new PermissionDeniedError('Password login is turned off; use single sign-on.', 'local_login_disabled');
+    if (!this.localLogin) throw localLoginDisabled();
     const user = await this.findUser(input.login);
     const accountKey = user ? `account:${user.id}` : `login:${input.login.trim().toLowerCase()}`;
     const addressKey = `address:${input.clientAddress}`;
@@ -62,6 +62,6 @@ export class LoginUser {
     const now = this.clock.now();
     const counters = await Promise.all(keys.map((k) => this.throttle.get(k)));
     const waitMs = Math.max(...counters.map((c) => blockedFor(c, now)));
-    if (waitMs > 0) throw new RateLimitedError(Math.ceil(waitMs / 1000));
+    if (waitMs > 0) throw rateLimited(Math.ceil(waitMs / 1000));
   }
 }

@@ -1,3 +1,4 @@
+import { emailTaken, hasCodeOf, oidcIdentityTaken, usernameTaken } from '../../domain/error-catalogue.js';
 import { ConflictError } from '../../domain/errors.js';
 import { placeholderEmail, rolesFromClaim, usernameBase, usernameCandidate } from '../../domain/oidc-user.js';
 import type { RoleName } from '../../domain/permissions.js';
@@ -68,15 +69,15 @@ export class OidcAccounts {
         return user;
       } catch (error) {
         if (!(error instanceof ConflictError)) throw error;
-        if (error.code === 'oidc_identity_already_linked') {
+        if (hasCodeOf(error, oidcIdentityTaken)) {
           const winner = await this.users.findByOidcIdentity(claims.issuer, claims.subject);
           if (winner) return winner;
         }
-        if (error.code === 'username_already_exists') attempt++;
-        else if (error.code === 'email_already_exists' && user.email !== placeholderEmail(id)) user = { ...user, email: placeholderEmail(id) };
+        if (hasCodeOf(error, () => usernameTaken(user.username))) attempt++;
+        else if (hasCodeOf(error, emailTaken) && user.email !== placeholderEmail(id)) user = { ...user, email: placeholderEmail(id) };
         else throw error;
       }
     }
-    throw new ConflictError('username_already_exists', 'No free username could be found for this account.');
+    throw usernameTaken(user.username);
   }
 }

@@ -1,4 +1,4 @@
-import { RateLimitedError } from '../../domain/errors.js';
+import { rateLimited } from '../../domain/error-catalogue.js';
 import { blockedFor, type ThrottlePolicy } from '../../domain/login-throttle.js';
 import type { Clock, LoginThrottleRepository } from '../ports.js';
 
@@ -17,7 +17,7 @@ export class OidcAttemptLimiter {
     const key = `oidc-address:${clientAddress}`;
     const now = this.clock.now();
     const waitMs = blockedFor(await this.throttle.get(key), now);
-    if (waitMs > 0) throw new RateLimitedError(Math.ceil(waitMs / 1000));
+    if (waitMs > 0) throw rateLimited(Math.ceil(waitMs / 1000));
     await this.throttle.recordFailure(key, now, this.policy);
   }
 }

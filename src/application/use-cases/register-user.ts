@@ -1,4 +1,4 @@
-import { PermissionDeniedError } from '../../domain/errors.js';
+import { localLoginDisabled, registrationClosed } from '../../domain/error-catalogue.js';
 import type { RoleName } from '../../domain/permissions.js';
 import { newLocalUser, type User } from '../../domain/user.js';
 import type { Clock, IdGenerator, IssuedToken, PasswordHasher, TokenService, UserRepository } from '../ports.js';
@@ -30,8 +30,8 @@ export class RegisterUser {
   ) {}
 
   async execute(input: RegisterInput): Promise<{ user: User; token: IssuedToken }> {
-    if (!this.settings.localLogin) throw new PermissionDeniedError('Password sign-up is turned off.', 'local_login_disabled');
-    if (!this.settings.registrationOpen) throw new PermissionDeniedError('Registration is closed.', 'registration_closed');
+    if (!this.settings.localLogin) throw localLoginDisabled();
+    if (!this.settings.registrationOpen) throw registrationClosed();
     assertAcceptablePassword(input.password, 'password');
     const passwordHash = await this.hasher.hash(input.password);
     const first = this.settings.firstUserBecomesAdmin && (await this.users.count()) === 0;

@@ -1,5 +1,5 @@
 import type { Actor } from '../../domain/actor.js';
-import { NotFoundError } from '../../domain/errors.js';
+import { bookNotOnShelf } from '../../domain/error-catalogue.js';
 import type { Clock, ShelfRepository } from '../ports.js';
 import { findEditableShelf } from './shelf-access.js';
 
@@ -13,7 +13,7 @@ export class RemoveBookFromShelf {
   async execute(actor: Actor, input: { shelfId: string; bookId: string }): Promise<void> {
     const shelf = await findEditableShelf(this.shelves, actor, input.shelfId);
     if (!(await this.shelves.removeBook(shelf.id, input.bookId, this.clock.now()))) {
-      throw new NotFoundError('book_not_on_shelf', `The book '${input.bookId}' is not on this shelf.`);
+      throw bookNotOnShelf(input.bookId);
     }
   }
 }

@@ -1,5 +1,5 @@
 import type { Actor } from '../../domain/actor.js';
-import { NotFoundError, PermissionDeniedError } from '../../domain/errors.js';
+import { permissionDenied, userNotFound } from '../../domain/error-catalogue.js';
 import { canManageUsers } from '../../domain/policies.js';
 import type { User } from '../../domain/user.js';
 import type { Clock, PasswordHasher, UserRepository } from '../ports.js';
@@ -14,9 +14,9 @@ export class ResetPassword {
   ) {}
 
   async execute(actor: Actor, input: { userId: string; newPassword: string }): Promise<User> {
-    if (!canManageUsers(actor)) throw new PermissionDeniedError();
+    if (!canManageUsers(actor)) throw permissionDenied();
     const user = await this.users.findById(input.userId);
-    if (!user) throw new NotFoundError('user_not_found', `No user with id '${input.userId}'.`);
+    if (!user) throw userNotFound(input.userId);
     assertAcceptablePassword(input.newPassword, 'password');
     const updated: User = {
       ...user,

@@ -1,11 +1,9 @@
 import type { Actor } from '../../domain/actor.js';
-import { NotFoundError, PermissionDeniedError } from '../../domain/errors.js';
+import { permissionDenied, shelfNotFound } from '../../domain/error-catalogue.js';
 import { canCreateShelf, canEditShelf, canSeeShelf } from '../../domain/policies.js';
 import type { Shelf } from '../../domain/shelf.js';
 import { unknownBookIdsError } from '../../domain/shelf-rules.js';
 import type { BookRepository, ShelfRepository } from '../ports.js';
-
-export const shelfNotFound = (id: string): NotFoundError => new NotFoundError('shelf_not_found', `No shelf with id '${id}'.`);
 
 /** The shelf if the actor may see it; absent and invisible shelves are both not found. */
 export async function findVisibleShelf(shelves: ShelfRepository, actor: Actor, id: string): Promise<Shelf> {
@@ -16,9 +14,9 @@ export async function findVisibleShelf(shelves: ShelfRepository, actor: Actor, i
 
 /** The shelf if the actor may change it: 403 without shelves:write, 404 if invisible, 403 if not theirs. */
 export async function findEditableShelf(shelves: ShelfRepository, actor: Actor, id: string): Promise<Shelf> {
-  if (!canCreateShelf(actor)) throw new PermissionDeniedError();
+  if (!canCreateShelf(actor)) throw permissionDenied();
   const shelf = await findVisibleShelf(shelves, actor, id);
-  if (!canEditShelf(actor, shelf)) throw new PermissionDeniedError('Only the owner of this shelf may change it.');
+  if (!canEditShelf(actor, shelf)) throw permissionDenied();
   return shelf;
 }
 

@@ -1,10 +1,10 @@
 import type { Actor } from '../../domain/actor.js';
 import type { Book } from '../../domain/book.js';
 import { normalizeMetadataPatch, type MetadataPatch } from '../../domain/book-metadata.js';
-import { PermissionDeniedError } from '../../domain/errors.js';
+import { bookNotFound, permissionDenied } from '../../domain/error-catalogue.js';
 import { canEditBook } from '../../domain/policies.js';
 import type { BookRepository, Clock } from '../ports.js';
-import { bookNotFound, findReadableBook } from './book-access.js';
+import { findReadableBook } from './book-access.js';
 
 export interface UpdateBookInput {
   readonly id: string;
@@ -20,7 +20,7 @@ export class UpdateBook {
 
   async execute(actor: Actor, input: UpdateBookInput): Promise<Book> {
     const book = await findReadableBook(this.books, actor, input.id);
-    if (!canEditBook(actor, book)) throw new PermissionDeniedError('Only the uploader of this book may change it.');
+    if (!canEditBook(actor, book)) throw permissionDenied();
     const updated: Book = { ...book, ...normalizeMetadataPatch(input.changes), updatedAt: this.clock.now() };
     await this.books.update(updated);
     const stored = await this.books.findById(book.id);

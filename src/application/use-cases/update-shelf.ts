@@ -1,8 +1,9 @@
 import type { Actor } from '../../domain/actor.js';
+import { shelfNotFound } from '../../domain/error-catalogue.js';
 import type { Shelf } from '../../domain/shelf.js';
 import { assertShelfBookList, normalizeShelfDescription, normalizeShelfName } from '../../domain/shelf-rules.js';
 import type { BookRepository, Clock, ShelfRepository } from '../ports.js';
-import { assertBooksExist, findEditableShelf, shelfNotFound } from './shelf-access.js';
+import { assertBooksExist, findEditableShelf } from './shelf-access.js';
 
 export interface UpdateShelfInput {
   readonly shelfId: string;

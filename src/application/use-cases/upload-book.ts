@@ -2,7 +2,7 @@ import type { Actor } from '../../domain/actor.js';
 import { bookCoverKey, bookFileKey, type Book } from '../../domain/book.js';
 import { displayFileName } from '../../domain/book-file-name.js';
 import { mergeMetadata, normalizeMetadataPatch, type MetadataPatch } from '../../domain/book-metadata.js';
-import { ConflictError, PermissionDeniedError } from '../../domain/errors.js';
+import { duplicateBook, permissionDenied } from '../../domain/error-catalogue.js';
 import { canUploadBook } from '../../domain/policies.js';
 import type { BlobStore, BookRepository, Clock, IdGenerator, MetadataReader, StagedFile, UploadStaging } from '../ports.js';
 
@@ -13,9 +13,6 @@ export interface UploadSource {
   /** Settles once the whole request has been read. */
   details(): Promise<{ readonly fileName: string | null; readonly overrides: MetadataPatch }>;
 }
-
-export const duplicateBook = (bookId: string): ConflictError =>
-  new ConflictError('duplicate_book', 'This file is already in the library.', { book_id: bookId });
 
 /** Stores an uploaded book so that a failure or a crash at any step leaves no visible half state. */
 export class UploadBook {
@@ -30,7 +27,7 @@ export class UploadBook {
   ) {}
 
   async execute(actor: Actor, source: UploadSource): Promise<Book> {
-    if (!canUploadBook(actor)) throw new PermissionDeniedError();
+    if (!canUploadBook(actor)) throw permissionDenied();
     const staged = await this.staging.stage(source.content, this.maxUploadBytes);
     const written: string[] = [];
     try {

@@ -1,4 +1,5 @@
 import type { Actor } from '../../domain/actor.js';
+import { lastAdmin, permissionDenied, userNotFound } from '../../domain/error-catalogue.js';
 import { ConflictError, NotFoundError, PermissionDeniedError } from '../../domain/errors.js';
 import { canManageUsers } from '../../domain/policies.js';
 import type { User } from '../../domain/user.js';
@@ -6,13 +7,13 @@ import type { UserRepository } from '../ports.js';
 
 /** Throws PermissionDeniedError unless the actor manages users. */
 export function requireUserAdmin(actor: Actor): void {
-  if (!canManageUsers(actor)) throw new PermissionDeniedError();
+  if (!canManageUsers(actor)) throw permissionDenied();
 }
 
 /** The stored user, or NotFoundError `user_not_found`. */
 export async function requireUser(users: UserRepository, id: string): Promise<User> {
   const user = await users.findById(id);
-  if (!user) throw new NotFoundError('user_not_found', `No user with id '${id}'.`);
+  if (!user) throw userNotFound(id);
   return user;
 }
 
@@ -26,5 +27,5 @@ export async function assertAnotherAdmin(users: UserRepository, exceptId: string
     if (items.some((u) => u.id !== exceptId && isActiveAdmin(u))) return;
     if (page * pageSize >= total) break;
   }
-  throw new ConflictError('last_admin', 'This is the last active admin; make another admin first.');
+  throw lastAdmin();
 }

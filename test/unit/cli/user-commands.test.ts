@@ -99,7 +99,7 @@ describe('stacks user roles / reset-password / disable / enable', { timeout: 60_
     expect((await cli.run(['user', 'enable', 'gina'])).code).toBe(0);
     expect((await user('gina'))?.disabled).toBe(false);
     const missing = await cli.run(['user', 'disable', 'nobody']);
-    expect(missing).toMatchObject({ code: 1, stderr: "error: No user named 'nobody'. (user_not_found)\n" });
+    expect(missing).toMatchObject({ code: 1, stderr: "error: No user 'nobody'. (user_not_found)\n" });
   });
 });
 

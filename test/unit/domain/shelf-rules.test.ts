@@ -26,7 +26,7 @@ describe('shelf rules', () => {
     for (const bad of ['', '   ', '\t\n', 'a'.repeat(101), '📚'.repeat(101)]) {
       const error = thrown(() => normalizeShelfName(bad));
       expect(error.code).toBe('validation_failed');
-      expect(error.errors).toEqual([expect.objectContaining({ location: 'body', field: 'name' })]);
+      expect(error.errors).toEqual([expect.objectContaining({ field: 'name' })]);
     }
   });
 
@@ -45,7 +45,7 @@ describe('shelf rules', () => {
 
   it('refuses repeated ids, naming each repeat by its index', () => {
     const error = thrown(() => assertShelfBookList(['a', 'b', 'a']));
-    expect(error.errors).toEqual([{ location: 'body', field: 'book_ids.2', message: "repeats 'a'" }]);
+    expect(error.errors).toEqual([{ field: 'book_ids.2', message: "repeats 'a'" }]);
   });
 
   it('refuses more than 10,000 ids and accepts exactly 10,000', () => {
@@ -58,8 +58,8 @@ describe('shelf rules', () => {
     expect(unknownBookIdsError(['a', 'b'], new Set(['a', 'b']))).toBeNull();
     const error = unknownBookIdsError(['a', 'x', 'b', 'y'], new Set(['a', 'b']));
     expect(error?.errors).toEqual([
-      { location: 'body', field: 'book_ids.1', message: "no book with id 'x'" },
-      { location: 'body', field: 'book_ids.3', message: "no book with id 'y'" },
+      { field: 'book_ids.1', message: "no book with id 'x'" },
+      { field: 'book_ids.3', message: "no book with id 'y'" },
     ]);
     const many = Array.from({ length: 250 }, (_, i) => `missing-${i}`);
     const big = unknownBookIdsError(many, new Set());

@@ -44,7 +44,7 @@ function expectInvalid(token: string, svc = service()): void {
   }
   expect(thrown).toBeInstanceOf(AuthenticationError);
   expect((thrown as AuthenticationError).code).toBe('invalid_token');
-  expect((thrown as AuthenticationError).message).toBe('The token is invalid or expired.');
+  expect((thrown as AuthenticationError).message).toBe('The token is invalid, expired or revoked.');
 }
 
 describe('JwtTokenService', () => {

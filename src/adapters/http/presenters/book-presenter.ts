@@ -1,4 +1,6 @@
 import type { Book } from '../../../domain/book.js';
+import type { BookSchema } from '../schemas/books.js';
+import type { z } from '../zod.js';
 
 /** The Book of API.md: every field present (null or [] when absent), nothing internal. */
 export function presentBook(book: Book) {
@@ -26,5 +28,5 @@ export function presentBook(book: Book) {
     uploaded_by: { id: book.owner.id, username: book.owner.username },
     created_at: book.createdAt.toISOString(),
     updated_at: book.updatedAt.toISOString(),
-  };
+  } satisfies z.infer<typeof BookSchema>;
 }

@@ -1,4 +1,6 @@
 import type { Shelf } from '../../../domain/shelf.js';
+import type { ShelfSchema } from '../schemas/shelves.js';
+import type { z } from '../zod.js';
 
 /** The public shelf: whitelisted, snake_case. */
 export function presentShelf(shelf: Shelf) {
@@ -12,5 +14,5 @@ export function presentShelf(shelf: Shelf) {
     book_count: shelf.bookCount,
     created_at: shelf.createdAt.toISOString(),
     updated_at: shelf.updatedAt.toISOString(),
-  };
+  } satisfies z.infer<typeof ShelfSchema>;
 }

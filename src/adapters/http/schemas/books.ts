@@ -1,4 +1,4 @@
-import { BOOK_FORMATS, BOOK_SORTS } from '../../../domain/book.js';
+import { BOOK_FORMATS, BOOK_QUERY_MAX_LENGTH, BOOK_SORTS, type BookSort, type BookSortField } from '../../../domain/book.js';
 import { BOOK_FIELD_LIMITS as L, isPartialDate } from '../../../domain/book-metadata.js';
 import { z } from '../zod.js';
 import { idParam, listOf, pageQuery, timestamp } from './common.js';
@@ -38,13 +38,16 @@ export const BookParams = z.object({ id: idParam }).strict();
 
 const SORTS = BOOK_SORTS.flatMap((s) => [s, `-${s}`]) as [string, ...string[]];
 
+/** `title` or `-title` as the domain's sort. */
+const toBookSort = (sort: string): BookSort => ({ field: sort.replace(/^-/, '') as BookSortField, descending: sort.startsWith('-') });
+
 export const BookListQuery = z
   .object({
-    q: z.string().max(200).optional().openapi({ description: 'Case-insensitive match on title, authors, tags and series' }),
+    q: z.string().max(BOOK_QUERY_MAX_LENGTH).optional().openapi({ description: 'Case-insensitive match on title, authors, tags and series' }),
     author: z.string().min(1).max(L.author).optional().openapi({ description: 'Exact author, case-insensitive' }),
     tag: z.string().min(1).max(L.tag).optional().openapi({ description: 'Exact tag, case-insensitive' }),
     format: z.enum(BOOK_FORMATS).optional(),
-    sort: z.enum(SORTS).default('-added').openapi({ description: 'A field, optionally prefixed with - for descending' }),
+    sort: z.enum(SORTS).default('-added').openapi({ description: 'A field, optionally prefixed with - for descending' }).transform(toBookSort),
     ...pageQuery,
   })
   .strict();
@@ -60,7 +63,7 @@ export const UpdateBookBody = z
     publisher: z.string().max(L.publisher).nullable(),
     language: z.string().max(L.language).nullable(),
     published: partialDate.nullable(),
-    isbn: z.string().max(20).nullable(),
+    isbn: z.string().max(L.isbnInput).nullable(),
     tags: z.array(z.string().max(L.tag)).max(L.tags),
     series: z.string().max(L.series).nullable(),
     series_index: z.number().min(0).max(L.seriesIndex).nullable(),
@@ -80,7 +83,7 @@ export const UploadFields = z
     series_index: z.string().regex(/^\d{1,6}(\.\d{1,2})?$/, 'must be a number like 3 or 2.5'),
     description: z.string().max(L.description),
     language: z.string().max(L.language),
-    isbn: z.string().max(20),
+    isbn: z.string().max(L.isbnInput),
     published: partialDate,
   })
   .partial()

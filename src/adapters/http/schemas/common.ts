@@ -1,4 +1,4 @@
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE, type Page } from '../../../domain/page.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE, MAX_PAGE_SIZE, type Page } from '../../../domain/page.js';
 import { z } from '../zod.js';
 
 const intParam = (name: string, min: number, max: number, fallback: number) =>
@@ -11,9 +11,9 @@ const intParam = (name: string, min: number, max: number, fallback: number) =>
     .transform((v) => v ?? fallback)
     .openapi({ type: 'integer', minimum: min, maximum: max, default: fallback });
 
-/** `page` (1-based) and `page_size` (1..100); out-of-range values are a 422, never clamped. */
+/** `page` (1-based) and `page_size` (1..MAX_PAGE_SIZE); out-of-range values are a 422, never clamped. */
 export const pageQuery = {
-  page: intParam('page', 1, 1_000_000, 1),
+  page: intParam('page', 1, MAX_PAGE, 1),
   page_size: intParam('page_size', 1, MAX_PAGE_SIZE, DEFAULT_PAGE_SIZE),
 };
 

@@ -1,6 +1,17 @@
 import { ROLE_NAMES, PERMISSIONS } from '../../../domain/permissions.js';
+import {
+  EMAIL_MAX_LENGTH,
+  PASSWORD_MAX_BYTES,
+  PASSWORD_MIN_LENGTH,
+  USERNAME_MAX_LENGTH,
+  USERNAME_MIN_LENGTH,
+  USERNAME_PATTERN,
+} from '../../../domain/user.js';
 import { z } from '../zod.js';
 import { listOf, pageQuery, timestamp } from './common.js';
+
+/** Characters read of a password field at most; the byte rule (PASSWORD_MAX_BYTES) is checked after. */
+const PASSWORD_FIELD_MAX = 1024;
 
 export const UserSchema = z
   .object({
@@ -31,24 +42,28 @@ export const RegisterBody = z
   .object({
     username: z
       .string()
-      .regex(/^[A-Za-z0-9._-]{3,50}$/, 'must be 3-50 letters, digits, dots, underscores or hyphens')
+      .regex(USERNAME_PATTERN, `must be ${USERNAME_MIN_LENGTH}-${USERNAME_MAX_LENGTH} letters, digits, dots, underscores or hyphens`)
       .openapi({ example: 'alice' }),
-    email: z.email().max(254).openapi({ example: 'alice@example.com' }),
-    password: z.string().min(8).max(1024).openapi({ description: 'At least 8 characters and at most 72 UTF-8 bytes' }),
+    email: z.email().max(EMAIL_MAX_LENGTH).openapi({ example: 'alice@example.com' }),
+    password: z
+      .string()
+      .min(PASSWORD_MIN_LENGTH)
+      .max(PASSWORD_FIELD_MAX)
+      .openapi({ description: `At least ${PASSWORD_MIN_LENGTH} characters and at most ${PASSWORD_MAX_BYTES} UTF-8 bytes` }),
   })
   .strict()
   .openapi('RegisterRequest');
 
 export const LoginBody = z
   .object({
-    username: z.string().min(1).max(254).openapi({ description: 'Username or e-mail address' }),
-    password: z.string().min(1).max(1024),
+    username: z.string().min(1).max(EMAIL_MAX_LENGTH).openapi({ description: 'Username or e-mail address' }),
+    password: z.string().min(1).max(PASSWORD_FIELD_MAX),
   })
   .strict()
   .openapi('LoginRequest');
 
 export const ChangePasswordBody = z
-  .object({ current_password: z.string().min(1).max(1024), new_password: z.string().min(8).max(1024) })
+  .object({ current_password: z.string().min(1).max(PASSWORD_FIELD_MAX), new_password: z.string().min(PASSWORD_MIN_LENGTH).max(PASSWORD_FIELD_MAX) })
   .strict()
   .openapi('ChangePasswordRequest');
 

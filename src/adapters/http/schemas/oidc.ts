@@ -1,8 +1,10 @@
+import { LOGIN_CODE_MAX_LENGTH } from '../../../domain/oidc-user.js';
+import { RETURN_TO_MAX_LENGTH } from '../../../domain/return-to.js';
 import { z } from '../zod.js';
 
 export const OidcLoginQuery = z
   .object({
-    return_to: z.string().max(2048).optional().openapi({
+    return_to: z.string().max(RETURN_TO_MAX_LENGTH).optional().openapi({
       description: 'Where to send the browser afterwards: a relative path or a URL on an allowed origin; anything else is ignored',
       example: '/library',
     }),
@@ -19,6 +21,6 @@ export const OidcCallbackQuery = z.object({
 });
 
 export const OidcCodeBody = z
-  .object({ code: z.string().min(1).max(256).openapi({ description: 'The one-time code from the sign-in redirect' }) })
+  .object({ code: z.string().min(1).max(LOGIN_CODE_MAX_LENGTH).openapi({ description: 'The one-time code from the sign-in redirect' }) })
   .strict()
   .openapi('OidcCodeRequest');
