@@ -1,0 +1,47 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import type { Race, RaceOutcome } from './race/race.js';
+import { raceWorld, STORES_UNDER_RACE, type RaceWorld, type StoreUnderRace } from './race/race-world.js';
+import { budgetRaces, throttleRaces } from './race/throttle.races.js';
+import { lostUpdateRaces, uniquenessRaces } from './race/writes.races.js';
+
+/**
+ * The race suite: every throttle and every read-modify-write attacked with 100+ requests at once,
+ * on every store. Prints `RACE: N races run, 0 limits exceeded, 0 lost updates, 0 5xx`.
+ */
+const outcomes: { id: string; outcome: RaceOutcome }[] = [];
+
+afterAll(() => {
+  const sum = (k: 'limitsExceeded' | 'lostUpdates' | 'fiveXx') => outcomes.reduce((n, o) => n + o.outcome[k], 0);
+  console.log(`RACE: ${outcomes.length} races run, ${sum('limitsExceeded')} limits exceeded, ${sum('lostUpdates')} lost updates, ${sum('fiveXx')} 5xx`);
+});
+
+function raceSuite(store: StoreUnderRace, title: string, races: readonly Race[], env: Record<string, string> = {}): void {
+  describe(`${title} on ${store.name}`, () => {
+    let world: RaceWorld | undefined;
+    beforeAll(async () => {
+      world = await raceWorld(store, env);
+    }, 60_000);
+    afterAll(async () => world?.close());
+
+    for (const r of races) {
+      const reason = (r.needs ?? []).map((need) => store.limits[need]).find((why) => why !== undefined);
+      if (reason !== undefined) {
+        it.skip(`${r.id}: ${r.name} [skipped on ${store.name}: ${reason}]`, () => undefined);
+        continue;
+      }
+      it(`${r.id}: ${r.name}`, async () => {
+        const outcome = await r.run(world!);
+        outcomes.push({ id: `${store.name} ${r.id}`, outcome });
+        expect({ limitsExceeded: outcome.limitsExceeded, lostUpdates: outcome.lostUpdates, fiveXx: outcome.fiveXx }, outcome.note)
+          .toEqual({ limitsExceeded: 0, lostUpdates: 0, fiveXx: 0 });
+      }, 60_000);
+    }
+  });
+}
+
+for (const store of STORES_UNDER_RACE) {
+  raceSuite(store, 'secret checks', throttleRaces);
+  raceSuite(store, 'uniqueness', uniquenessRaces);
+  raceSuite(store, 'lost updates', lostUpdateRaces);
+  raceSuite(store, 'request budgets', budgetRaces, { REGISTER_LIMIT_PER_HOUR: '30', RATE_LIMIT_PER_MINUTE: '100' });
+}

@@ -1,0 +1,142 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { mongoLimits, mongoServerKind, mongoTestServer, type StandInLimit } from '../../support/mongo-server.js';
+import { startTestApp, type TestApp } from '../../support/test-app.js';
+
+/** One HTTP answer, reduced to what the races judge. */
+export interface Answer {
+  readonly status: number;
+  readonly body: any;
+}
+
+export interface Caller {
+  readonly id: string;
+  readonly username: string;
+  readonly password: string;
+  readonly token: string;
+}
+
+export interface RequestOptions {
+  readonly token?: string;
+  readonly body?: unknown;
+  readonly headers?: Record<string, string>;
+  /** The client address the server sees (TRUST_PROXY=1 honours X-Forwarded-For). */
+  readonly from?: string;
+}
+
+/** A running Stacks on one store, listening on loopback, that the races send bursts to. */
+export interface RaceWorld {
+  readonly store: string;
+  /** What this store's server cannot show (only the MongoDB stand-in has limits). */
+  readonly limits: Partial<Record<StandInLimit, string>>;
+  readonly url: string;
+  readonly admin: Caller;
+  send(method: string, path: string, options?: RequestOptions): Promise<Answer>;
+  /** n requests started together; resolves when every one has answered. */
+  burst(n: number, one: (i: number) => Promise<Answer>): Promise<Answer[]>;
+  /** A new ordinary account (its own client address, so per-address limits do not mix). */
+  fresh(prefix: string): Promise<Caller>;
+  /** A client address no other race uses. */
+  address(): string;
+  close(): Promise<void>;
+}
+
+export const PASSWORD = 'correct horse battery';
+let accounts = 0;
+let addresses = 0;
+let databases = 0;
+
+export interface StoreUnderRace {
+  readonly name: string;
+  readonly limits: Partial<Record<StandInLimit, string>>;
+  /** The environment that points Stacks at a fresh database of this store, and how to drop it. */
+  open(): Promise<{ env: Record<string, string>; drop(): Promise<void> }>;
+}
+
+export const STORES_UNDER_RACE: readonly StoreUnderRace[] = [
+  { name: 'memory', limits: {}, open: async () => ({ env: { DATABASE_URL: 'memory:' }, drop: async () => undefined }) },
+  {
+    name: 'sqlite',
+    limits: {},
+    async open() {
+      const dir = await mkdtemp(join(tmpdir(), 'stacks-race-'));
+      return { env: { DATABASE_URL: '', DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
+    },
+  },
+  {
+    name: `mongo (${mongoServerKind()})`,
+    limits: mongoLimits(),
+    async open() {
+      const server = await mongoTestServer();
+      const dir = await mkdtemp(join(tmpdir(), 'stacks-race-mongo-'));
+      const db = `stacks_race_${process.pid}_${(databases += 1)}`;
+      return { env: { DATABASE_URL: server.database(db), DATA_DIR: dir }, drop: () => rm(dir, { recursive: true, force: true }) };
+    },
+  },
+];
+
+async function listen(t: TestApp): Promise<{ server: Server; url: string }> {
+  const server = createServer(t.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+}
+
+/** Stacks with the production login policies, TRUST_PROXY=1 and the given extra environment. */
+export async function raceWorld(store: StoreUnderRace, env: Record<string, string> = {}): Promise<RaceWorld> {
+  const opened = await store.open();
+  const t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0', REGISTER_LIMIT_PER_HOUR: '0', TRUST_PROXY: '1', ...opened.env, ...env });
+  const { server, url } = await listen(t);
+
+  const send = async (method: string, path: string, o: RequestOptions = {}): Promise<Answer> => {
+    const headers: Record<string, string> = { ...o.headers };
+    if (o.token) headers.authorization = `Bearer ${o.token}`;
+    if (o.body !== undefined) headers['content-type'] = 'application/json';
+    headers['x-forwarded-for'] = o.from ?? '198.51.100.1';
+    const res = await fetch(`${url}${path}`, { method, headers, body: o.body === undefined ? undefined : JSON.stringify(o.body) });
+    const text = await res.text();
+    let body: unknown = text;
+    try {
+      body = text ? JSON.parse(text) : null;
+    } catch {
+      // not JSON (OPDS, files): keep the text
+    }
+    return { status: res.status, body };
+  };
+
+  const address = () => {
+    addresses += 1;
+    return `2001:db8:${addresses.toString(16)}::1`;
+  };
+
+  const fresh = async (prefix: string): Promise<Caller> => {
+    accounts += 1;
+    const username = `${prefix}${accounts}`;
+    const res = await send('POST', '/api/auth/register', {
+      body: { username, email: `${username}@example.test`, password: PASSWORD },
+      from: address(),
+    });
+    if (res.status !== 201) throw new Error(`register ${username}: ${res.status} ${JSON.stringify(res.body)}`);
+    return { id: res.body.user.id, username, password: PASSWORD, token: res.body.access_token };
+  };
+
+  const admin = await fresh('raceadmin');
+  return {
+    store: store.name,
+    limits: store.limits,
+    url,
+    admin,
+    send,
+    burst: (n, one) => Promise.all(Array.from({ length: n }, (_, i) => one(i))),
+    fresh,
+    address,
+    async close() {
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+      await t.close();
+      await opened.drop();
+    },
+  };
+}

@@ -1,0 +1,155 @@
+import { count, fiveXx, race, tally, type Race, type RaceOutcome } from './race.js';
+import { PASSWORD, type Answer, type Caller, type RaceWorld } from './race-world.js';
+
+const PAIRS = 50;
+const BURST = 100;
+
+/** Uploads a small plain-text book; the text decides the SHA-256. */
+async function upload(w: RaceWorld, owner: Caller, text: string): Promise<Answer> {
+  const form = new FormData();
+  form.append('file', new Blob([`${text}\n`]), `${owner.username} - ${text.slice(0, 40)}.txt`);
+  const res = await fetch(`${w.url}/api/books`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'x-forwarded-for': w.address() }, body: form });
+  return { status: res.status, body: await res.json().catch(() => null) };
+}
+
+async function books(w: RaceWorld, owner: Caller, n: number, label: string): Promise<string[]> {
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const res = await upload(w, owner, `${label} ${i} ${owner.username}`);
+    if (res.status !== 201) throw new Error(`upload: ${res.status} ${JSON.stringify(res.body)}`);
+    ids.push(res.body.id as string);
+  }
+  return ids;
+}
+
+async function shelf(w: RaceWorld, owner: Caller, name: string, bookIds: string[] = []): Promise<string> {
+  const res = await w.send('POST', '/api/shelves', { token: owner.token, body: { name, book_ids: bookIds } });
+  if (res.status !== 201) throw new Error(`shelf: ${res.status} ${JSON.stringify(res.body)}`);
+  return res.body.id as string;
+}
+
+const outcome = (answers: readonly Answer[], lost: number, exceeded: number, note: string): RaceOutcome =>
+  ({ limitsExceeded: exceeded, lostUpdates: lost, fiveXx: fiveXx(answers), note: `${note}; statuses ${JSON.stringify(tally(answers))}` });
+
+/** Uniqueness under a burst: exactly one of 100 identical creations wins. */
+export const uniquenessRaces: Race[] = [
+  race('RACE-REGISTER-SAME-NAME', '100 registrations of one username at once: exactly one account', async (w) => {
+    const answers = await w.burst(BURST, (i) =>
+      w.send('POST', '/api/auth/register', { body: { username: 'twin', email: `twin${i}@example.test`, password: PASSWORD }, from: w.address() }));
+    return outcome(answers, 0, Math.max(0, count(answers, 201) - 1), `${count(answers, 201)} created`);
+  }, ['uniqueIndexes']),
+  race('RACE-UPLOAD-SAME-FILE', '100 uploads of one file at once: one book, 99 duplicate_book', async (w) => {
+    const owner = await w.fresh('dup');
+    const answers = await w.burst(BURST, () => upload(w, owner, 'the very same bytes'));
+    const listed = await w.send('GET', `/api/books?q=${encodeURIComponent('the very same bytes')}`, { token: owner.token });
+    const stored = listed.body.total as number;
+    return outcome(answers, 0, Math.max(0, count(answers, 201) - 1) + Math.max(0, stored - 1), `${count(answers, 201)} created, ${stored} stored`);
+  }, ['uniqueIndexes']),
+  race('RACE-SHELF-SAME-NAME', '100 shelves of one name at once for one owner: exactly one', async (w) => {
+    const owner = await w.fresh('shelver');
+    const answers = await w.burst(BURST, () => w.send('POST', '/api/shelves', { token: owner.token, body: { name: 'Night Reading' } }));
+    return outcome(answers, 0, Math.max(0, count(answers, 201) - 1), `${count(answers, 201)} created`);
+  }, ['uniqueIndexes']),
+];
+
+/** Two writers at once on one record: neither change is lost. */
+export const lostUpdateRaces: Race[] = [
+  race('RACE-SHELF-APPEND', '100 different books added to one shelf at once: all 100 on it, once each', async (w) => {
+    const owner = await w.fresh('appender');
+    const ids = await books(w, owner, BURST, 'append');
+    const shelfId = await shelf(w, owner, 'Everything');
+    const answers = await w.burst(BURST, (i) => w.send('PUT', `/api/shelves/${shelfId}/books/${ids[i]}`, { token: owner.token }));
+    const after = await w.send('GET', `/api/shelves/${shelfId}`, { token: owner.token });
+    const onShelf: string[] = after.body.book_ids;
+    const lost = ids.filter((id) => !onShelf.includes(id)).length + (onShelf.length - new Set(onShelf).size);
+    return outcome(answers, lost, 0, `${onShelf.length} on the shelf, book_count ${after.body.book_count}`);
+  }),
+  race('RACE-BOOK-PATCH-PAIRS', '50 books each patched twice at once (title and description): both changes kept', async (w) => {
+    const owner = await w.fresh('editor');
+    const ids = await books(w, owner, PAIRS, 'patch');
+    const answers = (await Promise.all(ids.map((id, i) => Promise.all([
+      w.send('PATCH', `/api/books/${id}`, { token: owner.token, body: { title: `Title ${i}` } }),
+      w.send('PATCH', `/api/books/${id}`, { token: owner.token, body: { description: `Description ${i}` } }),
+    ])))).flat();
+    let lost = 0;
+    for (const [i, id] of ids.entries()) {
+      const book = (await w.send('GET', `/api/books/${id}`, { token: owner.token })).body;
+      if (book.title !== `Title ${i}` || book.description !== `Description ${i}`) lost += 1;
+    }
+    return outcome(answers, lost, 0, `${lost} of ${PAIRS} books lost a change`);
+  }),
+  race('RACE-SHELF-PATCH-PAIRS', '50 shelves each patched twice at once (name and visibility): both changes kept', async (w) => {
+    const owner = await w.fresh('curator');
+    const ids: string[] = [];
+    for (let i = 0; i < PAIRS; i++) ids.push(await shelf(w, owner, `Shelf ${i}`));
+    const answers = (await Promise.all(ids.map((id, i) => Promise.all([
+      w.send('PATCH', `/api/shelves/${id}`, { token: owner.token, body: { name: `Renamed ${i}` } }),
+      w.send('PATCH', `/api/shelves/${id}`, { token: owner.token, body: { is_public: true } }),
+    ])))).flat();
+    let lost = 0;
+    for (const [i, id] of ids.entries()) {
+      const s = (await w.send('GET', `/api/shelves/${id}`, { token: owner.token })).body;
+      if (s.name !== `Renamed ${i}` || s.is_public !== true) lost += 1;
+    }
+    return outcome(answers, lost, 0, `${lost} of ${PAIRS} shelves lost a change`);
+  }),
+  race('RACE-PASSWORD-VS-DISABLE', "50 password changes each racing an admin's disable: every account stays disabled", async (w) => {
+    const people = await Promise.all(Array.from({ length: PAIRS }, () => w.fresh('disabled')));
+    const answers = (await Promise.all(people.map((p) => Promise.all([
+      w.send('PUT', '/api/auth/password', { token: p.token, body: { current_password: PASSWORD, new_password: 'the new passphrase' } }),
+      w.send('PATCH', `/api/users/${p.id}`, { token: w.admin.token, body: { disabled: true } }),
+    ])))).flat();
+    let lost = 0;
+    for (const p of people) {
+      const stored = (await w.send('GET', `/api/users/${p.id}`, { token: w.admin.token })).body;
+      const login = await w.send('POST', '/api/auth/login', { body: { username: p.username, password: 'the new passphrase' }, from: w.address() });
+      if (stored.disabled !== true || login.status === 200) lost += 1;
+    }
+    return outcome(answers, lost, 0, `${lost} of ${PAIRS} accounts came back enabled`);
+  }),
+  race('RACE-PASSWORD-VS-DEMOTE', '50 password changes each racing a demotion to reader: every account stays a reader', async (w) => {
+    const people = await Promise.all(Array.from({ length: PAIRS }, () => w.fresh('demoted')));
+    const answers = (await Promise.all(people.map((p) => Promise.all([
+      w.send('PUT', '/api/auth/password', { token: p.token, body: { current_password: PASSWORD, new_password: 'the new passphrase' } }),
+      w.send('PATCH', `/api/users/${p.id}`, { token: w.admin.token, body: { roles: ['reader'] } }),
+    ])))).flat();
+    let lost = 0;
+    for (const p of people) {
+      const stored = (await w.send('GET', `/api/users/${p.id}`, { token: w.admin.token })).body;
+      if (JSON.stringify(stored.roles) !== '["reader"]') lost += 1;
+    }
+    return outcome(answers, lost, 0, `${lost} of ${PAIRS} demotions were undone`);
+  }),
+  race('RACE-SHELF-ADD-VS-DELETE', '50 books each added to a shelf while being deleted: no shelf entry points at a deleted book', async (w) => {
+    const owner = await w.fresh('deleter');
+    const ids = await books(w, owner, PAIRS, 'doomed');
+    const shelfId = await shelf(w, owner, 'Doomed');
+    const answers = (await Promise.all(ids.map((id) => Promise.all([
+      w.send('PUT', `/api/shelves/${shelfId}/books/${id}`, { token: owner.token }),
+      w.send('DELETE', `/api/books/${id}`, { token: owner.token }),
+    ])))).flat();
+    const after = await w.send('GET', `/api/shelves/${shelfId}`, { token: owner.token });
+    const listed = await w.send('GET', `/api/shelves/${shelfId}/books?page_size=100`, { token: owner.token });
+    const dangling = (after.body.book_ids as string[]).length + Math.abs((after.body.book_count as number) - listed.body.total);
+    return outcome([...answers, after, listed], dangling, 0, `${after.body.book_ids.length} dangling entries, book_count ${after.body.book_count}`);
+  }, ['transactions']),
+  race('RACE-LAST-ADMIN', 'two admins demote each other at once, 20 times: an active admin always remains', async (w) => {
+    let lost = 0;
+    const answers: Answer[] = [];
+    const isAdmin = async (c: Caller) => ((await w.send('GET', '/api/auth/me', { token: c.token })).body?.roles ?? []).includes('admin');
+    for (let round = 0; round < 20 && lost === 0; round++) {
+      const other = await w.fresh('coadmin');
+      await w.send('PATCH', `/api/users/${other.id}`, { token: w.admin.token, body: { roles: ['admin'] } });
+      answers.push(...await Promise.all([
+        w.send('PATCH', `/api/users/${other.id}`, { token: w.admin.token, body: { roles: ['user'] } }),
+        w.send('PATCH', `/api/users/${w.admin.id}`, { token: other.token, body: { roles: ['user'] } }),
+      ]));
+      const [mine, theirs] = [await isAdmin(w.admin), await isAdmin(other)];
+      if (!mine && !theirs) lost += 1;
+      // Leave exactly one admin (the world's) for the next round.
+      if (!mine && theirs) await w.send('PATCH', `/api/users/${w.admin.id}`, { token: other.token, body: { roles: ['admin'] } });
+      if (theirs) await w.send('PATCH', `/api/users/${other.id}`, { token: w.admin.token, body: { roles: ['user'] } });
+    }
+    return outcome(answers, lost, 0, lost ? 'no active admin remained' : 'an admin remained every round');
+  }, ['transactions']),
+];
