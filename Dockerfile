@@ -1,11 +1,11 @@
 # syntax=docker/dockerfile:1
 # Stacks: build with dev dependencies, run with production ones only, as a non-root user.
-# Node 22 LTS: Node 20 is past end of life (Stacks still runs on >= 20.19).
-ARG NODE_IMAGE=node:22-bookworm-slim
+# Node 24 (Active LTS). On Node 22.14+ and 24 Stacks uses better-sqlite3 13, whose prebuilt Node-API
+# binary ships inside the package: nothing is compiled, so no toolchain. (The better-sqlite3 12 alias,
+# only for older Node, is optional: npm fetches its prebuilt binary or leaves it out.)
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS toolchain
-# better-sqlite3 compiles its native module when no prebuilt binary can be fetched.
-RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # Test-only packages must not download a mongod during install.
 ENV MONGOMS_DISABLE_POSTINSTALL=1
