@@ -97,7 +97,9 @@ async function call(method, path, status, { headers = {}, json, body } = {}) {
 async function waitUntilReady() {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
-    if (server.exitCode !== null) throw new Error(`the server exited with ${server.exitCode} while starting`);
+    if (server.exitCode !== null || server.signalCode !== null) {
+      throw new Error(`the server ended while starting (code ${server.exitCode}, signal ${server.signalCode})`);
+    }
     const ready = await fetch(`${base}/readyz`).then((r) => r.status === 200, () => false);
     if (ready) return;
     await sleep(200);
