@@ -33,7 +33,7 @@ describe('choosing the SQLite driver by the Node-API version of the running Node
 });
 
 describe('the driver loaded on this Node', () => {
-  it('is the one chosen for this Node-API version, and opens a database with WAL and FTS5 trigram search', () => {
+  it('is the one chosen for this Node-API version, and opens a database with FTS5 trigram search', () => {
     const Driver = loadSqliteDriver();
     const chosen = sqliteDriverPackageFor(process.versions.napi);
     expect(Driver).toBe(require(chosen));
