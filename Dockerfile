@@ -1,10 +1,11 @@
 # syntax=docker/dockerfile:1
 # Stacks: build with dev dependencies, run with production ones only, as a non-root user.
-# Node 22 LTS: Node 20 is past end of life (Stacks still runs on >= 20.19).
-ARG NODE_IMAGE=node:22-bookworm-slim
+# Node 24 (Active LTS): Stacks uses better-sqlite3 13 there, whose prebuilt Node-API binary ships in
+# the package. npm still runs an empty node-gyp build for it (WiseLibs/better-sqlite3#1516), which
+# needs python3 and make; g++ lets the optional better-sqlite3 12 alias (for Node 20) build too.
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 FROM ${NODE_IMAGE} AS toolchain
-# better-sqlite3 compiles its native module when no prebuilt binary can be fetched.
 RUN apt-get update && apt-get install -y --no-install-recommends python3 make g++ && rm -rf /var/lib/apt/lists/*
 WORKDIR /app
 # Test-only packages must not download a mongod during install.

@@ -2,8 +2,10 @@ import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
 import { readdir, stat } from 'node:fs/promises';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
+import { loadSqliteDriver } from '../../src/adapters/sqlite/sqlite-driver.js';
 import { api, sha256, type Ledger } from './crash-workload.js';
+
+const BetterSqlite3 = loadSqliteDriver();
 
 /** Counts of what a check found wrong; all zero is a pass. */
 export interface Violations {

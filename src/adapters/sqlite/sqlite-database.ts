@@ -1,8 +1,8 @@
 import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import type { Database } from 'better-sqlite3';
 import { runMigrations } from './migrations.js';
+import { loadSqliteDriver } from './sqlite-driver.js';
 
 export const IN_MEMORY = ':memory:';
 
@@ -16,7 +16,8 @@ export function openSqliteDatabase(dataDir: string): Database {
     mkdirSync(dataDir, { recursive: true });
     file = join(dataDir, 'stacks.db');
   }
-  const db = new BetterSqlite3(file);
+  const Driver = loadSqliteDriver();
+  const db = new Driver(file);
   try {
     db.pragma('journal_mode = WAL');
     db.pragma('synchronous = FULL');

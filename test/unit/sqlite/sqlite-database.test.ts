@@ -1,13 +1,15 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import BetterSqlite3 from 'better-sqlite3';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { Migration } from '../../../src/adapters/sqlite/migrations.js';
 import { MIGRATIONS, runMigrations } from '../../../src/adapters/sqlite/migrations.js';
 import { openSqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database.js';
+import { loadSqliteDriver } from '../../../src/adapters/sqlite/sqlite-driver.js';
 import { createSqliteStore } from '../../../src/adapters/sqlite/sqlite-store.js';
 import { aBook, aShelf, aUser, instant } from '../../support/builders.js';
+
+const BetterSqlite3 = loadSqliteDriver();
 
 describe('SQLite database file', () => {
   let dir: string;
