@@ -1,7 +1,8 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from '../adapters/http/app.js';
+import { createHttpServer } from '../adapters/http/http-server.js';
 import type { Config } from './config.js';
 import { buildContainer } from './container.js';
 import { httpDepsFrom } from './http.js';
@@ -20,8 +21,7 @@ export async function startStacks(config: Config, logger: Logger): Promise<Runni
   try {
     await prepare(container, config, logger);
     const app = createApp(httpDepsFrom(container));
-    const server = createServer({ headersTimeout: 15_000, requestTimeout: 30 * 60_000, keepAliveTimeout: 5_000 }, app);
-    server.maxHeadersCount = 100;
+    const server = createHttpServer(app);
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(config.port, config.host, () => resolve());

@@ -1,4 +1,5 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
+import { createHttpServer } from '../../../src/adapters/http/http-server.js';
 import type { AddressInfo } from 'node:net';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -39,7 +40,7 @@ export const WORLD_LOGIN_POLICIES: NonNullable<ContainerOverrides['loginPolicies
 };
 
 export async function listen(t: TestApp): Promise<{ server: Server; url: string }> {
-  const server = createServer(t.app);
+  const server = createHttpServer(t.app);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }
