@@ -1,3 +1,4 @@
+import { execFile } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:http';
@@ -10,6 +11,20 @@ import { attack, isProblem, verdict, type Attack, type Seen } from '../support/o
 import { fieldPart, filePart, multipart, multipartType, type Part } from '../support/multipart.js';
 import { otherApp, type World } from '../support/world.js';
 import { BOMBS, NAMES, PDFS, SLIPS, TYPES, XML, slipEpub } from './upload-fixtures.js';
+
+/** Sends a 300 MB chunked multipart upload (argv: port, authorization, content type); prints the status, or -1 when the server cut the socket. */
+const STREAMING_CLIENT = `
+const [port, authorization, type] = process.argv.slice(1);
+const head = Buffer.from('--stacksSecurityBoundary7MA4YWxkTrZu0gW\\r\\nContent-Disposition: form-data; name="file"; filename="huge.txt"\\r\\n\\r\\n');
+const chunk = Buffer.alloc(1024 * 1024, 0x61);
+const req = require('node:http').request({ host: '127.0.0.1', port, method: 'POST', path: '/api/books',
+  headers: { authorization, 'content-type': type, 'transfer-encoding': 'chunked' } }, (res) => { res.resume(); console.log(res.statusCode); });
+req.on('error', () => console.log(-1));
+req.write(head);
+let sent = 0;
+const pump = () => { while (sent < 300 && req.write(chunk)) sent += 1; if (sent >= 300) return req.end(); sent += 1; req.once('drain', pump); };
+pump();
+`;
 
 const MB = 1024 * 1024;
 let seq = 0;
@@ -74,29 +89,26 @@ export const uploadAttacks: Attack[] = [
     }
   }),
   attack('UP-01', 'streamed-cutoff', 'a 300 MB body on a real socket is cut off at the 200 MB limit with RSS growth under 50 MB', async (w) => {
-    const rss0 = process.memoryUsage().rss;
+    // The client runs in its own process, so the RSS sampled here is the server's alone.
+    const m0 = process.memoryUsage();
+    const rss0 = m0.rss;
     let peak = rss0;
-    const head = Buffer.from(`--stacksSecurityBoundary7MA4YWxkTrZu0gW\r\nContent-Disposition: form-data; name="file"; filename="huge.txt"\r\n\r\n`);
-    const chunk = Buffer.alloc(MB, 0x61);
+    let atPeak = m0;
+    const sampler = setInterval(() => {
+      const m = process.memoryUsage();
+      if (m.rss > peak) [peak, atPeak] = [m.rss, m];
+    }, 10);
     const { port } = new URL(w.url);
     const status = await new Promise<number>((resolve) => {
-      const req = httpRequest({ host: '127.0.0.1', port, method: 'POST', path: '/api/books',
-        headers: { ...bearer(w.bob.token), 'Content-Type': multipartType(), 'Transfer-Encoding': 'chunked' } }, (res) => { res.resume(); resolve(res.statusCode ?? 0); });
-      req.on('error', () => resolve(-1));
-      req.write(head);
-      let sent = 0;
-      const pump = () => {
-        peak = Math.max(peak, process.memoryUsage().rss);
-        while (sent < 300 && req.write(chunk)) sent += 1;
-        if (sent >= 300) return req.end();
-        sent += 1;
-        req.once('drain', pump);
-      };
-      pump();
+      const child = execFile(process.execPath, ['-e', STREAMING_CLIENT, port, bearer(w.bob.token).Authorization, multipartType()], (error, stdout) =>
+        resolve(error ? -2 : Number(stdout.trim().split('\n')[0])));
+      child.stdin?.end();
     });
+    clearInterval(sampler);
+    peak = Math.max(peak, process.memoryUsage().rss);
     const files = await storedFiles(w.t);
     const grew = (peak - rss0) / MB;
-    return verdict({ status, headers: {} }, (status === 413 || status === -1) && files.tmp.length === 0 && grew < 50, `rss +${grew.toFixed(0)} MB`);
+    return verdict({ status, headers: {} }, (status === 413 || status === -1) && files.tmp.length === 0 && grew < 50, `server rss +${grew.toFixed(0)} MB (heap +${((atPeak.heapUsed - m0.heapUsed) / MB).toFixed(0)}, array buffers +${((atPeak.arrayBuffers - m0.arrayBuffers) / MB).toFixed(0)}, external +${((atPeak.external - m0.external) / MB).toFixed(0)})`);
   }, 60_000),
   attack('UP-02', 'two-files', 'two file parts', async (w) => {
     const res = await post(w, w.bob, [filePart('a.txt', 'one\n'), filePart('b.txt', 'two\n')]);
