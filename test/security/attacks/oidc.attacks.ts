@@ -3,6 +3,8 @@ import jwt from 'jsonwebtoken';
 import type { JWTPayload } from 'jose';
 import { HOSTILE_CLIENT_ID, HostileProvider, type IdTokenRecipe } from '../../integration/oidc/support/hostile-provider.js';
 import { Browser, openStacksServer, type StacksServer } from '../../integration/oidc/support/stacks-server.js';
+import type { UserRepository } from '../../../src/application/ports.js';
+import { PORTS } from '../../../src/bootstrap/tokens.js';
 import { bearer, registerUser, type TestApp } from '../../support/test-app.js';
 import { attack, isProblem, verdict, type Attack, type Seen } from '../support/outcome.js';
 
@@ -28,6 +30,8 @@ export async function closeOidc(): Promise<void> {
   await stacks.close();
   await op.close();
 }
+
+const usersOf = (t: TestApp) => t.container.di.resolve<UserRepository>(PORTS.UserRepository);
 
 const asSeen = (r: { status: number; body: string; location: string | null }): Seen =>
   ({ status: r.status, text: r.body, headers: { 'content-type': r.body.startsWith('{') ? 'application/json' : 'text/plain' } });
@@ -118,6 +122,25 @@ export const oidcAttacks: Attack[] = [
     const body = res.status === 200 ? JSON.parse(res.body) : null;
     const admin = await request(t.app).post('/api/auth/login').send({ username: 'localalice', password: 'correct horse battery' });
     return verdict(asSeen(res), admin.status === 200 && (body === null || body.user.id !== admin.body.user.id));
+  }),
+  attack('OIDC-04', 'pre-account-takeover', 'a password account registered first on the victim\'s e-mail never receives the victim\'s verified SSO identity', async () => {
+    const { t } = await sso();
+    const email = `victim.${subject()}@corp.example`;
+    const squat = await request(t.app).post('/api/auth/register').send({ username: `squat-${subject()}`, email, password: 'correct horse battery' });
+    const { res } = await signIn(claims((d) => ({ ...d, sub: subject(), email, email_verified: true })));
+    const squatter = await usersOf(t).findById(squat.body.user?.id ?? '');
+    const safe = squat.status === 201 && res.status === 409 && !res.body.includes('access_token') && squatter?.oidc === null;
+    return verdict(asSeen(res), safe, `squatter linked: ${squatter?.oidc !== null}`);
+  }),
+  attack('OIDC-04', 'link-other-browser', 'a link started with one account\'s token and finished in another browser links nothing', async () => {
+    const { t, stacks } = await sso();
+    const starter = await registerUser(t.app, `linker-${subject()}`);
+    const started = await new Browser().request(`${stacks.url}/api/auth/oidc/link`, { method: 'POST', json: {}, headers: bearer(starter.token) });
+    const victim = new Browser();
+    const back = await victim.request(JSON.parse(started.body).authorization_url);
+    const res = await victim.request(back.location!);
+    const linked = (await usersOf(t).findById(starter.user.id))?.oidc;
+    return verdict(asSeen(res), started.status === 200 && res.status === 400 && !res.body.includes('access_token') && linked === null);
   }),
   ...['https://evil.example', '//evil.example', '/\\evil.example', '/%5Cevil.example', 'https:evil.example', 'javascript:alert(1)',
     '/%09/evil.example', 'http://app@evil.example'].map((rt, i) => attack('OIDC-05', `return-to.${i}`, `return_to ${rt}: no redirect off-site`, async () => {
