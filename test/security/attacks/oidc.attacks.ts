@@ -50,6 +50,11 @@ async function signIn(recipe: IdTokenRecipe, returnTo?: string) {
 
 const claims = (change: (d: JWTPayload) => JWTPayload, signing?: IdTokenRecipe['signing']): IdTokenRecipe => ({ claims: change, ...(signing ? { signing } : {}) });
 const subject = (() => { let i = 0; return () => `sub-${(i += 1)}-${Date.now()}`; })();
+/** A person the service has never seen: a fresh subject with an e-mail of its own (a known e-mail answers 409 account_exists). */
+const newcomer = (d: JWTPayload): JWTPayload => {
+  const sub = subject();
+  return { ...d, sub, email: `${sub}@example.test` };
+};
 const JWT_SHAPE = /[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/;
 
 const BAD_ID_TOKENS: Record<string, IdTokenRecipe> = {
@@ -107,13 +112,13 @@ export const oidcAttacks: Attack[] = [
     return verdict(asSeen(res), res.status === 400 && !res.body.includes('access_token'));
   }),
   attack('OIDC-02', 'replay', 'replaying a successful callback URL: 400', async () => {
-    const { start, back, browser } = await signIn(claims((d) => ({ ...d, sub: subject() })));
+    const { start, back, browser } = await signIn(claims(newcomer));
     void start;
     const again = await browser.request(back.location!);
     return verdict(asSeen(again), again.status === 400);
   }),
   ...Object.entries(BAD_ID_TOKENS).map(([k, recipe]) => attack('OIDC-03', `id-token.${k}`, `ID token ${k}: no sign-in`, async () => {
-    const { res } = await signIn(claims((d) => recipe.claims({ ...d, sub: subject() }), recipe.signing));
+    const { res } = await signIn(claims((d) => recipe.claims(newcomer(d)), recipe.signing));
     return verdict(asSeen(res), res.status >= 400 && res.status < 500 && !res.body.includes('access_token'));
   })),
   attack('OIDC-04', 'unverified-email', 'an unverified e-mail equal to a local account\'s never signs into it', async () => {
@@ -144,14 +149,14 @@ export const oidcAttacks: Attack[] = [
   }),
   ...['https://evil.example', '//evil.example', '/\\evil.example', '/%5Cevil.example', 'https:evil.example', 'javascript:alert(1)',
     '/%09/evil.example', 'http://app@evil.example'].map((rt, i) => attack('OIDC-05', `return-to.${i}`, `return_to ${rt}: no redirect off-site`, async () => {
-    const { res } = await signIn(claims((d) => ({ ...d, sub: subject() })), rt);
+    const { res } = await signIn(claims(newcomer), rt);
     const { stacks } = await sso();
     const safe = res.status === 200 || (res.status === 302 && new URL(res.location!).origin === stacks.url);
     return verdict(asSeen(res), safe && !(res.location ?? '').includes('evil'));
   })),
   attack('OIDC-06', 'one-time-code', 'the redirect carries no JWT and its code trades once', async () => {
     const { t } = await sso();
-    const { res } = await signIn(claims((d) => ({ ...d, sub: subject() })), '/library');
+    const { res } = await signIn(claims(newcomer), '/library');
     const code = new URL(res.location!).searchParams.get('code')!;
     const first = await request(t.app).post('/api/auth/oidc/token').send({ code });
     const second = await request(t.app).post('/api/auth/oidc/token').send({ code });
@@ -162,7 +167,7 @@ export const oidcAttacks: Attack[] = [
     return verdict(asSeen(res), (res.status >= 400 && res.status < 500) || (res.status === 200 && !res.body.includes('$ne')));
   }),
   attack('OIDC-07', 'huge-name', 'a 5 MB name claim: refused or stored capped, no 500', async () => {
-    const { res } = await signIn(claims((d) => ({ ...d, sub: subject(), name: 'N'.repeat(5 * 1024 * 1024), preferred_username: 'p'.repeat(10_000) })));
+    const { res } = await signIn(claims((d) => ({ ...newcomer(d), name: 'N'.repeat(5 * 1024 * 1024), preferred_username: 'p'.repeat(10_000) })));
     return verdict(asSeen(res), (res.status >= 400 && res.status < 500) || (res.status === 200 && res.body.length < 10_000));
   }, 30_000),
   attack('OIDC-08', 'default-permissions', 'an SSO-created user gets the default permissions only', async () => {
