@@ -27,8 +27,7 @@ const LOGIN_CODE_TTL_MS = 60_000;
  * Finishes single sign-on: checks the callback's state against the browser's cookie, takes the
  * recorded state (single use), trades the code at the provider, finds, links or creates the account
  * (or, for a link flow, links the identity to the account that started it), and signs it in; with a
- * return target, the browser is sent
- * there with a one-time code (stored hashed, 60 s) instead of the token.
+ * return target, the browser is sent there with a one-time code (stored hashed, 60 s) instead of the token.
  */
 export class CompleteOidcLogin {
   constructor(
