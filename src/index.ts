@@ -53,6 +53,7 @@ export * from './application/use-cases/register-user.js';
 export * from './application/use-cases/remove-book-from-shelf.js';
 export * from './application/use-cases/reset-password.js';
 export * from './application/use-cases/shelf-access.js';
+export * from './application/use-cases/start-oidc-link.js';
 export * from './application/use-cases/start-oidc-login.js';
 export * from './application/use-cases/update-book.js';
 export * from './application/use-cases/update-shelf.js';

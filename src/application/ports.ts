@@ -2,7 +2,7 @@ import type { Book, BookFormat, BookMetadata, BookQuery } from '../domain/book.j
 import type { ThrottleCounter, ThrottlePolicy } from '../domain/login-throttle.js';
 import type { PageRequest } from '../domain/page.js';
 import type { Shelf } from '../domain/shelf.js';
-import type { User } from '../domain/user.js';
+import type { OidcIdentity, User } from '../domain/user.js';
 
 /** A slice of a paged query: the items of one page and the total across all pages. */
 export interface Slice<T> {
@@ -26,6 +26,11 @@ export interface UserRepository {
   /** Users ordered by creation time, then id. */
   list(page: PageRequest): Promise<Slice<User>>;
   count(): Promise<number>;
+  /**
+   * Links the SSO identity to the account only while it has none; null when there is no such account
+   * or it already has one. Throws ConflictError `oidc_identity_already_linked` when another account holds it.
+   */
+  linkOidcIdentity(id: string, identity: OidcIdentity, updatedAt: Date): Promise<User | null>;
 }
 
 export interface TokenRevocationRepository {

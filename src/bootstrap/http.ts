@@ -10,7 +10,7 @@ import { opdsRouter } from '../adapters/opds/opds-router.js';
 import {
   AddBookToShelf, Authenticate, ChangePassword, CompleteOidcLogin, CreateShelf, DeleteBook, DeleteShelf, DeleteUser,
   ExchangeOidcCode, GetBook, GetBookCover, GetBookFile, GetShelf, GetUser, ListBooks, ListRoles, ListShelfBooks, ListShelves,
-  ListUsers, LoginUser, Logout, RegisterUser, RemoveBookFromShelf, StartOidcLogin, UpdateBook, UpdateShelf, UpdateUser,
+  ListUsers, LoginUser, Logout, RegisterUser, RemoveBookFromShelf, StartOidcLink, StartOidcLogin, UpdateBook, UpdateShelf, UpdateUser,
   UploadBook,
 } from '../index.js';
 import type { StacksContainer } from './container.js';
@@ -20,7 +20,10 @@ import { portsOf } from './tokens.js';
 export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
   const { Config: config, Logger: logger, HealthCheck: health } = portsOf(di);
   const oidcFlow = config.oidc
-    ? { start: di.resolve(StartOidcLogin), complete: di.resolve(CompleteOidcLogin), exchange: di.resolve(ExchangeOidcCode), cookie: di.resolve(OidcStateCookie) }
+    ? {
+      start: di.resolve(StartOidcLogin), complete: di.resolve(CompleteOidcLogin), exchange: di.resolve(ExchangeOidcCode),
+      link: di.resolve(StartOidcLink), cookie: di.resolve(OidcStateCookie),
+    }
     : null;
   const authConfig = {
     registration_enabled: config.registrationOpen && config.localLogin,
@@ -45,7 +48,7 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
         list: di.resolve(ListShelves), create: di.resolve(CreateShelf), get: di.resolve(GetShelf), update: di.resolve(UpdateShelf), remove: di.resolve(DeleteShelf),
         listBooks: di.resolve(ListShelfBooks), addBook: di.resolve(AddBookToShelf), removeBook: di.resolve(RemoveBookFromShelf),
       }),
-      // Without OIDC_ISSUER the three paths answer 404 `oidc_disabled` and stay documented.
+      // Without OIDC_ISSUER the four paths answer 404 `oidc_disabled` and stay documented.
       ...oidcRoutes({ flow: oidcFlow, logger }),
     ],
     extraRouters: [{ path: '/opds', router: opdsRouter({

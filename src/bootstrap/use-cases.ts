@@ -3,7 +3,7 @@ import {
   AddBookToShelf, Authenticate, BootstrapAdmin, ChangePassword, CompleteOidcLogin, CreateShelf, CreateUser, DeleteBook,
   DeleteShelf, DeleteUser, ExchangeOidcCode, FindUserByUsername, GetBook, GetBookCover, GetBookFile, GetShelf, GetUser,
   ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY,
-  OidcAccounts, OidcAttemptLimiter, ReconcileBookStorage, RegisterUser, RemoveBookFromShelf, ResetPassword, StartOidcLogin,
+  OidcAccounts, OidcAttemptLimiter, ReconcileBookStorage, RegisterUser, RemoveBookFromShelf, ResetPassword, StartOidcLink, StartOidcLogin,
   UpdateBook, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { Config } from './config.js';
@@ -70,5 +70,6 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
     new StartOidcLogin(p.OidcProvider, p.OneTimeCodeRepository, p.SecretGenerator, p.Clock, c.resolve(OidcAttemptLimiter), flow));
   singleton(CompleteOidcLogin, (p, c) => new CompleteOidcLogin(
     p.OidcProvider, c.resolve(OidcAccounts), p.OneTimeCodeRepository, p.SecretGenerator, p.TokenService, p.Clock, c.resolve(OidcAttemptLimiter), flow));
+  singleton(StartOidcLink, (p, c) => new StartOidcLink(p.UserRepository, c.resolve(StartOidcLogin)));
   singleton(ExchangeOidcCode, (p) => new ExchangeOidcCode(p.OneTimeCodeRepository, p.UserRepository, p.SecretGenerator, p.TokenService, p.Clock));
 }

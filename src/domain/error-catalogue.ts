@@ -97,6 +97,17 @@ export const emailTaken = (): ConflictError => new ConflictError('email_already_
 export const oidcIdentityTaken = (): ConflictError =>
   new ConflictError('oidc_identity_already_linked', 'This sign-in identity is linked to another account.');
 
+/** A first single sign-on whose e-mail belongs to an account it may not take over; sign in there and link. */
+export const accountExists = (): ConflictError =>
+  new ConflictError(
+    'account_exists',
+    'An account with this e-mail already exists. Sign in to it with its password, then link single sign-on from there (POST /api/auth/oidc/link).',
+  );
+
+/** The account to link already has a single sign-on identity of its own. */
+export const oidcAccountAlreadyLinked = (): ConflictError =>
+  new ConflictError('oidc_account_already_linked', 'This account is already linked to a single sign-on identity.');
+
 /** The owner already has a shelf with this name (compared case-insensitively). */
 export const shelfNameTaken = (): ConflictError => new ConflictError('shelf_name_taken', 'You already have a shelf with this name.');
 

@@ -114,6 +114,68 @@ function userRepositoryContract(factory: StoreFactory): void {
     expect(again?.roles).toEqual(['user']);
     expect(again?.createdAt.getTime()).not.toBe(0);
   });
+
+  describe('linkOidcIdentity', () => {
+    const identity = { issuer: 'https://idp.test', subject: 'sub-link' };
+
+    it('links an identity to an account that has none, changing nothing else', async () => {
+      const user = aUser({ passwordHash: null, oidc: null, updatedAt: instant(1) });
+      await users().create(user);
+      const linked = await users().linkOidcIdentity(user.id, identity, instant(50));
+      expect(linked).toEqual({ ...user, oidc: identity, updatedAt: instant(50) });
+      expect(await users().findById(user.id)).toEqual(linked);
+      expect(await users().findByOidcIdentity(identity.issuer, identity.subject)).toEqual(linked);
+    });
+
+    it('returns null and changes nothing when the account already has an identity or does not exist', async () => {
+      const user = aUser({ oidc: { issuer: 'https://idp.test', subject: 'sub-own' } });
+      await users().create(user);
+      expect(await users().linkOidcIdentity(user.id, identity, instant(50))).toBeNull();
+      expect(await users().linkOidcIdentity(user.id, user.oidc!, instant(50))).toBeNull();
+      expect(await users().linkOidcIdentity('ghost', identity, instant(50))).toBeNull();
+      expect(await users().findById(user.id)).toEqual(user);
+      expect(await users().findByOidcIdentity(identity.issuer, identity.subject)).toBeNull();
+      expect(await users().count()).toBe(1);
+    });
+
+    it('of two concurrent links of two identities to one account, exactly one wins', async () => {
+      const user = aUser({ oidc: null });
+      await users().create(user);
+      const other = { issuer: 'https://idp.test', subject: 'sub-other' };
+      const results = await Promise.all([users().linkOidcIdentity(user.id, identity, instant(50)), users().linkOidcIdentity(user.id, other, instant(60))]);
+      const winners = results.filter((r) => r !== null);
+      expect(winners).toHaveLength(1);
+      expect(await users().findById(user.id)).toEqual(winners[0]);
+    });
+
+    itWhere(factory, 'uniqueIndexes')('refuses an identity that another account holds, changing neither', async () => {
+      const holder = aUser({ oidc: identity });
+      const other = aUser({ oidc: null });
+      await users().create(holder);
+      await users().create(other);
+      const error = await users().linkOidcIdentity(other.id, identity, instant(50)).catch((e: unknown) => e);
+      expect(error).toBeInstanceOf(ConflictError);
+      expect(error).toMatchObject({ code: 'oidc_identity_already_linked' });
+      expect(await users().findById(other.id)).toEqual(other);
+      expect(await users().findById(holder.id)).toEqual(holder);
+    });
+
+    itWhere(factory, 'uniqueIndexes')('of two concurrent links of one identity to two accounts, exactly one wins', async () => {
+      const first = aUser({ oidc: null });
+      const second = aUser({ oidc: null });
+      await users().create(first);
+      await users().create(second);
+      const results = await Promise.allSettled([first, second].map((u) => users().linkOidcIdentity(u.id, identity, instant(50))));
+      const won = results.filter((r) => r.status === 'fulfilled');
+      const lost = results.filter((r) => r.status === 'rejected');
+      expect(won).toHaveLength(1);
+      expect(lost.map((r) => r.reason)).toEqual([expect.objectContaining({ code: 'oidc_identity_already_linked' })]);
+      const winner = (won[0] as PromiseFulfilledResult<{ id: string } | null>).value;
+      expect((await users().findByOidcIdentity(identity.issuer, identity.subject))?.id).toBe(winner?.id);
+      const loserId = winner?.id === first.id ? second.id : first.id;
+      expect((await users().findById(loserId))?.oidc).toBeNull();
+    });
+  });
 }
 
 describe.each(STORE_FACTORIES)('UserRepository contract ($name)', (factory) => userRepositoryContract(factory));

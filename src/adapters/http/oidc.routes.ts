@@ -1,19 +1,21 @@
 import type { Logger } from 'pino';
 import type { CompleteOidcLogin } from '../../application/use-cases/complete-oidc-login.js';
 import type { ExchangeOidcCode } from '../../application/use-cases/exchange-oidc-code.js';
+import type { StartOidcLink } from '../../application/use-cases/start-oidc-link.js';
 import type { StartOidcLogin } from '../../application/use-cases/start-oidc-login.js';
 import { oidcDisabled } from '../../domain/error-catalogue.js';
 import type { OidcStateCookie } from './oidc-state-cookie.js';
 import { presentToken } from './presenters/user-presenter.js';
 import { route, type AnyRoute } from './route.js';
 import { TokenResponseSchema } from './schemas/identity.js';
-import { OidcCallbackQuery, OidcCodeBody, OidcLoginQuery } from './schemas/oidc.js';
+import { OidcCallbackQuery, OidcCodeBody, OidcLinkBody, OidcLinkResponse, OidcLoginQuery } from './schemas/oidc.js';
 
 /** The single sign-on flow; null when OIDC_ISSUER is not set. */
 export interface OidcFlow {
   readonly start: StartOidcLogin;
   readonly complete: CompleteOidcLogin;
   readonly exchange: ExchangeOidcCode;
+  readonly link: StartOidcLink;
   readonly cookie: OidcStateCookie;
 }
 
@@ -69,6 +71,19 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
         const result = await enabled().exchange.execute({ code: body.code });
         deps.logger.info({ event: 'oidc_login_succeeded', user_id: result.user.id }, 'auth');
         res.json(presentToken(result));
+      },
+    }),
+    route({
+      method: 'post', path: '/api/auth/oidc/link', summary: 'Start linking single sign-on to the signed-in account', tag, auth: true,
+      body: OidcLinkBody,
+      responses: { 200: { description: 'Sets the short-lived sign-in cookie; send the browser to authorization_url', schema: OidcLinkResponse } },
+      errors: [404, 409, 502, 503],
+      async handle({ auth, body, req, res }) {
+        const flow = enabled();
+        const started = await flow.link.execute(auth.actor, { returnTo: body.return_to, clientAddress: req.ip ?? 'unknown' });
+        flow.cookie.set(res, started.binding, started.expiresInMs);
+        deps.logger.info({ event: 'oidc_link_started', user_id: auth.actor.id }, 'auth');
+        res.json({ authorization_url: started.redirectUrl });
       },
     }),
   ];

@@ -1,7 +1,7 @@
 import { emailTaken, oidcIdentityTaken, usernameTaken } from '../../domain/error-catalogue.js';
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
-import type { User } from '../../domain/user.js';
+import type { OidcIdentity, User } from '../../domain/user.js';
 import { normalizeEmail, usernameKey } from '../../domain/user.js';
 import type { Slice, UserRepository } from '../../application/ports.js';
 import { compareText, copy, MemoryDatabase } from './memory-database.js';
@@ -76,5 +76,14 @@ export class InMemoryUserRepository implements UserRepository {
     if (oidc && others.some((u) => u.oidc?.issuer === oidc.issuer && u.oidc.subject === oidc.subject)) {
       throw oidcIdentityTaken();
     }
+  }
+
+  async linkOidcIdentity(id: string, identity: OidcIdentity, updatedAt: Date): Promise<User | null> {
+    const stored = this.db.users.get(id);
+    if (!stored || stored.oidc !== null) return null;
+    const linked: User = { ...stored, oidc: { issuer: identity.issuer, subject: identity.subject }, updatedAt };
+    this.assertUnique(linked);
+    this.db.users.set(id, copy(linked));
+    return copy(linked);
   }
 }

@@ -3,7 +3,7 @@ import { emailTaken, oidcIdentityTaken, usernameTaken } from '../../domain/error
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { RoleName } from '../../domain/permissions.js';
-import type { AuthProvider, User } from '../../domain/user.js';
+import type { AuthProvider, OidcIdentity, User } from '../../domain/user.js';
 import { normalizeEmail, usernameKey } from '../../domain/user.js';
 import type { Slice, UserRepository } from '../../application/ports.js';
 import { conflictOrSame } from './mongo-database.js';
@@ -68,6 +68,15 @@ export class MongoUserRepository implements UserRepository {
 
   async count(): Promise<number> {
     return this.users.countDocuments({});
+  }
+
+  async linkOidcIdentity(id: string, identity: OidcIdentity, updatedAt: Date): Promise<User | null> {
+    const linked = await this.users.findOneAndUpdate(
+      { _id: String(id), oidcIssuer: null, oidcSubject: null },
+      { $set: { oidcIssuer: String(identity.issuer), oidcSubject: String(identity.subject), updatedAt: new Date(updatedAt.getTime()) } },
+      { returnDocument: 'after' },
+    ).catch((e: unknown) => Promise.reject(conflictOrSame(e, { users_oidc_identity: () => oidcIdentityTaken() })));
+    return toUser(linked);
   }
 }
 

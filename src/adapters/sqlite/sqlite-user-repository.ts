@@ -3,7 +3,7 @@ import { emailTaken, oidcIdentityTaken, usernameTaken } from '../../domain/error
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { RoleName } from '../../domain/permissions.js';
-import type { AuthProvider, User } from '../../domain/user.js';
+import type { AuthProvider, OidcIdentity, User } from '../../domain/user.js';
 import { normalizeEmail, usernameKey } from '../../domain/user.js';
 import type { Slice, UserRepository } from '../../application/ports.js';
 import { fromMillis, isUniqueViolation, toMillis } from './sqlite-database.js';
@@ -39,6 +39,7 @@ export class SqliteUserRepository implements UserRepository {
   private readonly byOidc: Statement;
   private readonly page: Statement;
   private readonly total: Statement;
+  private readonly linkIfUnlinked: Statement;
 
   constructor(db: Database) {
     this.insert = db.prepare(`INSERT INTO users (id, username, username_key, email, email_key, password_hash, roles,
@@ -54,6 +55,8 @@ export class SqliteUserRepository implements UserRepository {
     this.byOidc = db.prepare(`SELECT ${COLUMNS} FROM users WHERE oidc_issuer = ? AND oidc_subject = ?`);
     this.page = db.prepare(`SELECT ${COLUMNS} FROM users ORDER BY created_at, id LIMIT ? OFFSET ?`);
     this.total = db.prepare('SELECT count(*) FROM users').pluck();
+    this.linkIfUnlinked = db.prepare(`UPDATE users SET oidc_issuer = @issuer, oidc_subject = @subject, updated_at = @updated_at
+      WHERE id = @id AND oidc_issuer IS NULL AND oidc_subject IS NULL RETURNING ${COLUMNS}`);
   }
 
   async create(user: User): Promise<void> {
@@ -98,6 +101,15 @@ export class SqliteUserRepository implements UserRepository {
       statement.run(toParams(user));
     } catch (error) {
       throw conflictFor(error, user);
+    }
+  }
+
+  async linkOidcIdentity(id: string, identity: OidcIdentity, updatedAt: Date): Promise<User | null> {
+    const params = { id, issuer: identity.issuer, subject: identity.subject, updated_at: toMillis(updatedAt) };
+    try {
+      return toUser(this.linkIfUnlinked.get(params) as UserRow | undefined);
+    } catch (error) {
+      throw isUniqueViolation(error) && error.message.includes('users.oidc_issuer') ? oidcIdentityTaken() : error;
     }
   }
 }

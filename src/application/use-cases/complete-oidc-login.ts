@@ -5,7 +5,7 @@ import type { Clock, IssuedToken, OidcProvider, OneTimeCodeRepository, SecretGen
 import { oidcLoginCodeKey } from './exchange-oidc-code.js';
 import type { OidcAccounts } from './oidc-accounts.js';
 import type { OidcAttemptLimiter } from './oidc-attempt-limiter.js';
-import { oidcStateKey, type OidcFlowSettings, type OidcLoginBinding } from './start-oidc-login.js';
+import { linkTargetOf, oidcStateKey, type OidcFlowSettings, type OidcLoginBinding } from './start-oidc-login.js';
 
 export interface OidcCallbackInput {
   /** What the signed cookie carried; null when it was missing, forged or expired. */
@@ -25,9 +25,9 @@ const LOGIN_CODE_TTL_MS = 60_000;
 
 /**
  * Finishes single sign-on: checks the callback's state against the browser's cookie, takes the
- * recorded state (single use), trades the code at the provider,
- * finds, links or creates the account, and signs it in; with a return target, the browser is sent
- * there with a one-time code (stored hashed, 60 s) instead of the token.
+ * recorded state (single use), trades the code at the provider, finds, links or creates the account
+ * (or, for a link flow, links the identity to the account that started it), and signs it in; with a
+ * return target, the browser is sent there with a one-time code (stored hashed, 60 s) instead of the token.
  */
 export class CompleteOidcLogin {
   constructor(
@@ -56,7 +56,8 @@ export class CompleteOidcLogin {
       codeVerifier: binding.codeVerifier,
       redirectUri: this.settings.redirectUri,
     });
-    const user = await this.accounts.resolve(claims);
+    const linkTo = linkTargetOf(pending);
+    const user = linkTo === null ? await this.accounts.resolve(claims) : await this.accounts.link(linkTo, claims);
     if (user.disabled) throw accountDisabled();
     if (binding.returnTo === null) return { kind: 'signed_in', user, token: this.tokens.issue(user) };
     const code = this.secrets.generate();

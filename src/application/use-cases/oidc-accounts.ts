@@ -1,4 +1,6 @@
-import { emailTaken, hasCodeOf, oidcIdentityTaken, usernameTaken } from '../../domain/error-catalogue.js';
+import {
+  accountDisabled, accountExists, emailTaken, hasCodeOf, oidcAccountAlreadyLinked, oidcCallbackInvalid, oidcIdentityTaken, usernameTaken,
+} from '../../domain/error-catalogue.js';
 import { ConflictError } from '../../domain/errors.js';
 import { placeholderEmail, rolesFromClaim, usernameBase, usernameCandidate } from '../../domain/oidc-user.js';
 import type { RoleName } from '../../domain/permissions.js';
@@ -14,9 +16,11 @@ export interface OidcAccountSettings {
 const MAX_USERNAME_ATTEMPTS = 20;
 
 /**
- * Finds the account for a provider identity: by (issuer, subject); else the local account with the
- * same e-mail when the provider verified it and that account has no SSO identity yet (linked);
- * else a new SSO account. Only verified, unused addresses are stored; otherwise a placeholder.
+ * Finds the account for a provider identity: by (issuer, subject); else a new SSO account when no
+ * account has the provider's e-mail (stored only when verified, else a placeholder). An account with
+ * that e-mail is linked only when the provider verified it and the account has neither a password nor
+ * an identity (made for SSO by an admin); any other refuses the sign-in with `account_exists`, since
+ * local sign-up does not verify e-mail. Linking into an account with a password goes through `link`.
  */
 export class OidcAccounts {
   constructor(
@@ -29,14 +33,34 @@ export class OidcAccounts {
   async resolve(claims: OidcIdentityClaims): Promise<User> {
     const known = await this.users.findByOidcIdentity(claims.issuer, claims.subject);
     if (known) return this.withProviderRoles(known, claims);
-    const verifiedEmail = claims.emailVerified ? claims.email : null;
-    const local = verifiedEmail ? await this.users.findByEmail(verifiedEmail) : null;
-    if (local && local.oidc === null) {
-      const linked = { ...local, oidc: { issuer: claims.issuer, subject: claims.subject }, updatedAt: this.clock.now() };
-      await this.users.update(linked);
-      return this.withProviderRoles(linked, claims);
-    }
-    return this.create(claims, local ? null : verifiedEmail);
+    const holder = claims.email ? await this.users.findByEmail(claims.email) : null;
+    if (!holder) return this.create(claims, claims.emailVerified ? claims.email : null);
+    const madeForSso = holder.passwordHash === null && holder.oidc === null;
+    const linked = claims.emailVerified && madeForSso ? await this.linkIfUnlinked(holder.id, claims) : null;
+    if (!linked) throw accountExists();
+    return this.withProviderRoles(linked, claims);
+  }
+
+  /** Links the identity to the account that started the link flow; refused when another account holds it. */
+  async link(userId: string, claims: OidcIdentityClaims): Promise<User> {
+    const known = await this.users.findByOidcIdentity(claims.issuer, claims.subject);
+    if (known && known.id !== userId) throw oidcIdentityTaken();
+    const user = known ?? (await this.users.findById(userId));
+    if (!user) throw oidcCallbackInvalid();
+    if (user.disabled) throw accountDisabled();
+    if (known) return this.withProviderRoles(known, claims);
+    if (user.oidc !== null) throw oidcAccountAlreadyLinked();
+    const linked = await this.linkIfUnlinked(userId, claims);
+    if (!linked) throw oidcAccountAlreadyLinked();
+    return this.withProviderRoles(linked, claims);
+  }
+
+  /** Links only an account without an identity; one that a concurrent sign-in just linked to this identity counts. */
+  private async linkIfUnlinked(userId: string, claims: OidcIdentityClaims): Promise<User | null> {
+    const linked = await this.users.linkOidcIdentity(userId, { issuer: claims.issuer, subject: claims.subject }, this.clock.now());
+    if (linked) return linked;
+    const current = await this.users.findById(userId);
+    return current?.oidc?.issuer === claims.issuer && current.oidc.subject === claims.subject ? current : null;
   }
 
   private async withProviderRoles(user: User, claims: OidcIdentityClaims): Promise<User> {
@@ -74,7 +98,7 @@ export class OidcAccounts {
           if (winner) return winner;
         }
         if (hasCodeOf(error, () => usernameTaken(user.username))) attempt++;
-        else if (hasCodeOf(error, emailTaken) && user.email !== placeholderEmail(id)) user = { ...user, email: placeholderEmail(id) };
+        else if (hasCodeOf(error, emailTaken)) throw accountExists();
         else throw error;
       }
     }

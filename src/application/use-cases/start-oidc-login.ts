@@ -28,6 +28,15 @@ export interface StartedOidcLogin {
 /** The one-time-code key under which a started sign-in's state is recorded. */
 export const oidcStateKey = (stateDigest: string): string => `oidc-state:${stateDigest}`;
 
+const LINK_PREFIX = 'link:';
+
+/** What a recorded state stands for: `pending` for a sign-in, `link:<user id>` for linking that account. */
+export const oidcStateValue = (linkUserId: string | null): string => (linkUserId === null ? 'pending' : `${LINK_PREFIX}${linkUserId}`);
+
+/** The account a recorded state links the identity to; null for a sign-in. */
+export const linkTargetOf = (stateValue: string): string | null =>
+  stateValue.startsWith(LINK_PREFIX) ? stateValue.slice(LINK_PREFIX.length) : null;
+
 /**
  * Starts single sign-on: fresh state, nonce and PKCE verifier (256 random bits each), the state
  * recorded server-side for single use, and an unsafe `return_to` dropped.
@@ -44,7 +53,8 @@ export class StartOidcLogin {
     private readonly settings: OidcFlowSettings,
   ) {}
 
-  async execute(input: { returnTo?: string | undefined; clientAddress: string }): Promise<StartedOidcLogin> {
+  /** `linkUserId` (set by StartOidcLink only) makes the callback link the identity to that account. */
+  async execute(input: { returnTo?: string | undefined; clientAddress: string; linkUserId?: string }): Promise<StartedOidcLogin> {
     await this.limiter.attempt(input.clientAddress);
     const binding: OidcLoginBinding = {
       state: this.secrets.generate(),
@@ -60,7 +70,8 @@ export class StartOidcLogin {
     });
     const now = this.clock.now();
     await this.forgetAbandoned(now);
-    await this.codes.put(oidcStateKey(this.secrets.digest(binding.state)), 'pending', new Date(now.getTime() + this.settings.stateTtlMs));
+    const expiresAt = new Date(now.getTime() + this.settings.stateTtlMs);
+    await this.codes.put(oidcStateKey(this.secrets.digest(binding.state)), oidcStateValue(input.linkUserId ?? null), expiresAt);
     return { redirectUrl, binding, expiresInMs: this.settings.stateTtlMs };
   }
 

@@ -2,8 +2,8 @@ import request from 'supertest';
 import { afterEach, describe, expect, it } from 'vitest';
 import { OidcStateCookie } from '../../../src/adapters/http/oidc-state-cookie.js';
 import { PORTS } from '../../../src/bootstrap/tokens.js';
-import { CompleteOidcLogin, ExchangeOidcCode, OidcAccounts, OidcAttemptLimiter, StartOidcLogin } from '../../../src/index.js';
-import { startTestApp, type TestApp } from '../../support/test-app.js';
+import { CompleteOidcLogin, ExchangeOidcCode, OidcAccounts, OidcAttemptLimiter, StartOidcLink, StartOidcLogin } from '../../../src/index.js';
+import { bearer, registerUser, startTestApp, type TestApp } from '../../support/test-app.js';
 import { HOSTILE_CLIENT_ID, HostileProvider } from './support/hostile-provider.js';
 
 let t: TestApp | undefined;
@@ -13,9 +13,11 @@ afterEach(async () => {
 });
 
 describe('single sign-on switched off (no OIDC_ISSUER)', () => {
-  it('answers 404 oidc_disabled on all three paths, as problem+json', async () => {
+  it('answers 404 oidc_disabled on all four paths, as problem+json', async () => {
     t = await startTestApp();
+    const session = await registerUser(t.app, 'nosso');
     const answers = {
+      link: await request(t.app).post('/api/auth/oidc/link').set(bearer(session.token)).send({}),
       login: await request(t.app).get('/api/auth/oidc/login?return_to=/x'),
       callback: await request(t.app).get('/api/auth/oidc/callback?code=a&state=b'),
       token: await request(t.app).post('/api/auth/oidc/token').send({ code: 'abc' }),
@@ -35,6 +37,7 @@ describe('single sign-on switched off (no OIDC_ISSUER)', () => {
     expect(doc.paths['/api/auth/oidc/login'].get.responses['302']).toBeDefined();
     expect(doc.paths['/api/auth/oidc/callback'].get.responses['200']).toBeDefined();
     expect(doc.paths['/api/auth/oidc/token'].post.requestBody).toBeDefined();
+    expect(doc.paths['/api/auth/oidc/link'].post.security).toEqual([{ bearerAuth: [] }]);
   });
 });
 
@@ -53,7 +56,7 @@ describe('single sign-on switched on', () => {
   it('resolves every OIDC dependency from the container', async () => {
     t = await startTestApp({ OIDC_ISSUER: 'https://idp.example', OIDC_CLIENT_ID: 'stacks' });
     const { OidcProvider, SecretGenerator } = PORTS;
-    const oidc = { OidcProvider, SecretGenerator, OidcAccounts, OidcAttemptLimiter, OidcStateCookie, StartOidcLogin, CompleteOidcLogin, ExchangeOidcCode };
+    const oidc = { OidcProvider, SecretGenerator, OidcAccounts, OidcAttemptLimiter, OidcStateCookie, StartOidcLogin, CompleteOidcLogin, ExchangeOidcCode, StartOidcLink };
     for (const [name, token] of Object.entries(oidc)) expect(t.container.di.resolve<unknown>(token), name).toBeDefined();
   });
 

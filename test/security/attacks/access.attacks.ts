@@ -22,6 +22,7 @@ const fresh = (w: World) => w.fresh('acself');
 const FOREIGN: Record<string, readonly Scenario[]> = {
   'get /api/auth/me': [['self', () => ({ path: '/api/auth/me', expect: [200], own: true })]],
   'post /api/auth/logout': [['self', () => ({ path: '/api/auth/logout', expect: [204], own: true, as: fresh })]],
+  'post /api/auth/oidc/link': [['self', () => ({ path: '/api/auth/oidc/link', body: {}, expect: [404], own: true })]],
   'put /api/auth/password': [['self', () => ({ path: '/api/auth/password', body: { current_password: PW, new_password: 'a new password' }, expect: [204], own: true, as: fresh })]],
   'get /api/users': [['list', () => ({ path: '/api/users', expect: [403] })]],
   'get /api/users/{id}': [['alice', (w) => ({ path: `/api/users/${w.alice.user.id}`, expect: [403] })]],

@@ -3,6 +3,8 @@ import jwt from 'jsonwebtoken';
 import type { JWTPayload } from 'jose';
 import { HOSTILE_CLIENT_ID, HostileProvider, type IdTokenRecipe } from '../../integration/oidc/support/hostile-provider.js';
 import { Browser, openStacksServer, type StacksServer } from '../../integration/oidc/support/stacks-server.js';
+import type { UserRepository } from '../../../src/application/ports.js';
+import { PORTS } from '../../../src/bootstrap/tokens.js';
 import { bearer, registerUser, type TestApp } from '../../support/test-app.js';
 import { attack, isProblem, verdict, type Attack, type Seen } from '../support/outcome.js';
 
@@ -29,6 +31,8 @@ export async function closeOidc(): Promise<void> {
   await op.close();
 }
 
+const usersOf = (t: TestApp) => t.container.di.resolve<UserRepository>(PORTS.UserRepository);
+
 const asSeen = (r: { status: number; body: string; location: string | null }): Seen =>
   ({ status: r.status, text: r.body, headers: { 'content-type': r.body.startsWith('{') ? 'application/json' : 'text/plain' } });
 
@@ -46,6 +50,11 @@ async function signIn(recipe: IdTokenRecipe, returnTo?: string) {
 
 const claims = (change: (d: JWTPayload) => JWTPayload, signing?: IdTokenRecipe['signing']): IdTokenRecipe => ({ claims: change, ...(signing ? { signing } : {}) });
 const subject = (() => { let i = 0; return () => `sub-${(i += 1)}-${Date.now()}`; })();
+/** A person the service has never seen: a fresh subject with an e-mail of its own (a known e-mail answers 409 account_exists). */
+const newcomer = (d: JWTPayload): JWTPayload => {
+  const sub = subject();
+  return { ...d, sub, email: `${sub}@example.test` };
+};
 const JWT_SHAPE = /[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}/;
 
 const BAD_ID_TOKENS: Record<string, IdTokenRecipe> = {
@@ -103,13 +112,13 @@ export const oidcAttacks: Attack[] = [
     return verdict(asSeen(res), res.status === 400 && !res.body.includes('access_token'));
   }),
   attack('OIDC-02', 'replay', 'replaying a successful callback URL: 400', async () => {
-    const { start, back, browser } = await signIn(claims((d) => ({ ...d, sub: subject() })));
+    const { start, back, browser } = await signIn(claims(newcomer));
     void start;
     const again = await browser.request(back.location!);
     return verdict(asSeen(again), again.status === 400);
   }),
   ...Object.entries(BAD_ID_TOKENS).map(([k, recipe]) => attack('OIDC-03', `id-token.${k}`, `ID token ${k}: no sign-in`, async () => {
-    const { res } = await signIn(claims((d) => recipe.claims({ ...d, sub: subject() }), recipe.signing));
+    const { res } = await signIn(claims((d) => recipe.claims(newcomer(d)), recipe.signing));
     return verdict(asSeen(res), res.status >= 400 && res.status < 500 && !res.body.includes('access_token'));
   })),
   attack('OIDC-04', 'unverified-email', 'an unverified e-mail equal to a local account\'s never signs into it', async () => {
@@ -119,16 +128,35 @@ export const oidcAttacks: Attack[] = [
     const admin = await request(t.app).post('/api/auth/login').send({ username: 'localalice', password: 'correct horse battery' });
     return verdict(asSeen(res), admin.status === 200 && (body === null || body.user.id !== admin.body.user.id));
   }),
+  attack('OIDC-04', 'pre-account-takeover', 'a password account registered first on the victim\'s e-mail never receives the victim\'s verified SSO identity', async () => {
+    const { t } = await sso();
+    const email = `victim.${subject()}@corp.example`;
+    const squat = await request(t.app).post('/api/auth/register').send({ username: `squat-${subject()}`, email, password: 'correct horse battery' });
+    const { res } = await signIn(claims((d) => ({ ...d, sub: subject(), email, email_verified: true })));
+    const squatter = await usersOf(t).findById(squat.body.user?.id ?? '');
+    const safe = squat.status === 201 && res.status === 409 && !res.body.includes('access_token') && squatter?.oidc === null;
+    return verdict(asSeen(res), safe, `squatter linked: ${squatter?.oidc !== null}`);
+  }),
+  attack('OIDC-04', 'link-other-browser', 'a link started with one account\'s token and finished in another browser links nothing', async () => {
+    const { t, stacks } = await sso();
+    const starter = await registerUser(t.app, `linker-${subject()}`);
+    const started = await new Browser().request(`${stacks.url}/api/auth/oidc/link`, { method: 'POST', json: {}, headers: bearer(starter.token) });
+    const victim = new Browser();
+    const back = await victim.request(JSON.parse(started.body).authorization_url);
+    const res = await victim.request(back.location!);
+    const linked = (await usersOf(t).findById(starter.user.id))?.oidc;
+    return verdict(asSeen(res), started.status === 200 && res.status === 400 && !res.body.includes('access_token') && linked === null);
+  }),
   ...['https://evil.example', '//evil.example', '/\\evil.example', '/%5Cevil.example', 'https:evil.example', 'javascript:alert(1)',
     '/%09/evil.example', 'http://app@evil.example'].map((rt, i) => attack('OIDC-05', `return-to.${i}`, `return_to ${rt}: no redirect off-site`, async () => {
-    const { res } = await signIn(claims((d) => ({ ...d, sub: subject() })), rt);
+    const { res } = await signIn(claims(newcomer), rt);
     const { stacks } = await sso();
     const safe = res.status === 200 || (res.status === 302 && new URL(res.location!).origin === stacks.url);
     return verdict(asSeen(res), safe && !(res.location ?? '').includes('evil'));
   })),
   attack('OIDC-06', 'one-time-code', 'the redirect carries no JWT and its code trades once', async () => {
     const { t } = await sso();
-    const { res } = await signIn(claims((d) => ({ ...d, sub: subject() })), '/library');
+    const { res } = await signIn(claims(newcomer), '/library');
     const code = new URL(res.location!).searchParams.get('code')!;
     const first = await request(t.app).post('/api/auth/oidc/token').send({ code });
     const second = await request(t.app).post('/api/auth/oidc/token').send({ code });
@@ -139,7 +167,7 @@ export const oidcAttacks: Attack[] = [
     return verdict(asSeen(res), (res.status >= 400 && res.status < 500) || (res.status === 200 && !res.body.includes('$ne')));
   }),
   attack('OIDC-07', 'huge-name', 'a 5 MB name claim: refused or stored capped, no 500', async () => {
-    const { res } = await signIn(claims((d) => ({ ...d, sub: subject(), name: 'N'.repeat(5 * 1024 * 1024), preferred_username: 'p'.repeat(10_000) })));
+    const { res } = await signIn(claims((d) => ({ ...newcomer(d), name: 'N'.repeat(5 * 1024 * 1024), preferred_username: 'p'.repeat(10_000) })));
     return verdict(asSeen(res), (res.status >= 400 && res.status < 500) || (res.status === 200 && res.body.length < 10_000));
   }, 30_000),
   attack('OIDC-08', 'default-permissions', 'an SSO-created user gets the default permissions only', async () => {

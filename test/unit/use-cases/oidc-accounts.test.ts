@@ -2,7 +2,8 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryUserRepository } from '../../../src/adapters/memory/in-memory-user-repository.js';
 import { OidcAccounts, type OidcAccountSettings } from '../../../src/application/use-cases/oidc-accounts.js';
 import type { RoleName } from '../../../src/domain/permissions.js';
-import { aUser, FakeClock, SequentialIds, someClaims as claims, TEST_ISSUER as ISSUER } from '../../support/kit.js';
+import type { User } from '../../../src/domain/user.js';
+import { aUser, errorOf, FakeClock, SequentialIds, someClaims as claims, TEST_ISSUER as ISSUER, TEST_NOW } from '../../support/kit.js';
 
 let users: InMemoryUserRepository;
 let ids: SequentialIds;
@@ -28,32 +29,47 @@ describe('OidcAccounts', () => {
     expect(await users.findByEmail('nobody@example.test')).toBeNull();
   });
 
-  it('links a local account by verified e-mail, keeping its password and name', async () => {
-    const local = aUser({ username: 'erin', email: 'erin@example.test' });
-    await users.create(local);
+  it('refuses to link an account that has a password, even by a verified e-mail: account_exists, nothing created or changed', async () => {
+    const squatter = aUser({ username: 'squatter', email: 'victim@example.test' });
+    await users.create(squatter);
+    const error = await errorOf(accounts().resolve(claims({ email: 'victim@example.test', emailVerified: true, username: 'victim' })));
+    expect(error).toMatchObject({ kind: 'conflict', code: 'account_exists' });
+    expect(await users.findById(squatter.id)).toEqual(squatter);
+    expect(await users.findByOidcIdentity(ISSUER, 'sub-1')).toBeNull();
+    expect(await users.count()).toBe(1);
+  });
+
+  it('links an account made for SSO (no password, no identity) when the provider verified its e-mail', async () => {
+    const made = aUser({ username: 'erin', email: 'erin@example.test', passwordHash: null, roles: ['reader'] });
+    await users.create(made);
     const user = await accounts().resolve(claims({ email: 'erin@example.test', emailVerified: true, username: 'other' }));
-    expect(user.id).toBe(local.id);
-    expect(user).toMatchObject({ username: 'erin', passwordHash: local.passwordHash, authProvider: 'local', oidc: { issuer: ISSUER, subject: 'sub-1' } });
-    expect((await users.findById(local.id))?.oidc).toEqual({ issuer: ISSUER, subject: 'sub-1' });
+    expect(user).toEqual({ ...made, oidc: { issuer: ISSUER, subject: 'sub-1' }, updatedAt: TEST_NOW });
+    expect(await users.findById(made.id)).toEqual(user);
+    expect(await users.count()).toBe(1);
   });
 
-  it('does not link by an unverified e-mail: a new account with a free username and a placeholder e-mail', async () => {
-    const alice = aUser({ username: 'alice', email: 'alice@example.test' });
-    await users.create(alice);
-    const user = await accounts().resolve(claims({ email: 'alice@example.test', emailVerified: false, username: 'alice' }));
-    expect(user.id).not.toBe(alice.id);
-    expect(user.username).toBe('alice-2');
-    expect(user.email).toMatch(/@sso\.invalid$/);
-    expect(await users.findById(alice.id)).toEqual(alice);
+  it('signs two simultaneous first sign-ins of one identity into the one account made for SSO', async () => {
+    const made = aUser({ email: 'pat@example.test', passwordHash: null });
+    await users.create(made);
+    const sso = claims({ email: 'pat@example.test', emailVerified: true });
+    const [a, b] = await Promise.all([accounts().resolve(sso), accounts().resolve(sso)]);
+    expect([a.id, b.id]).toEqual([made.id, made.id]);
+    expect(await users.count()).toBe(1);
   });
 
-  it('does not take over an account already linked to another identity, even with a verified e-mail', async () => {
-    const linked = aUser({ username: 'gil', email: 'gil@example.test', oidc: { issuer: ISSUER, subject: 'sub-gil' } });
-    await users.create(linked);
-    const user = await accounts().resolve(claims({ subject: 'sub-intruder', email: 'gil@example.test', emailVerified: true, username: 'gil' }));
-    expect(user.id).not.toBe(linked.id);
-    expect(user.email).toMatch(/@sso\.invalid$/);
-    expect((await users.findById(linked.id))?.oidc?.subject).toBe('sub-gil');
+  const refused: Array<[string, Partial<User>, boolean]> = [
+    ['an unverified e-mail, account with a password', {}, false],
+    ['an unverified e-mail, account made for SSO', { passwordHash: null }, false],
+    ['a verified e-mail, account already linked to another identity', { passwordHash: null, oidc: { issuer: ISSUER, subject: 'sub-gil' } }, true],
+    ['a verified e-mail, account of another issuer', { oidc: { issuer: 'https://other.example', subject: 'sub-1' } }, true],
+  ];
+  it.each(refused)('refuses %s with account_exists, changing nothing', async (_label, overrides, emailVerified) => {
+    const holder = aUser({ username: 'gil', email: 'gil@example.test', ...overrides });
+    await users.create(holder);
+    const error = await errorOf(accounts().resolve(claims({ email: 'GIL@example.test', emailVerified, username: 'gil' })));
+    expect(error).toMatchObject({ kind: 'conflict', code: 'account_exists' });
+    expect(await users.findById(holder.id)).toEqual(holder);
+    expect(await users.count()).toBe(1);
   });
 
   it('finds the same account by (issuer, subject) whatever the e-mail says later', async () => {
@@ -74,7 +90,7 @@ describe('OidcAccounts', () => {
   });
 
   it('leaves roles alone when no roles claim is configured', async () => {
-    const local = aUser({ email: 'boss@example.test', roles: ['admin'] });
+    const local = aUser({ email: 'boss@example.test', roles: ['admin'], passwordHash: null });
     await users.create(local);
     const user = await accounts().resolve(claims({ email: 'boss@example.test', emailVerified: true, roles: ['admins'] }));
     expect(user.roles).toEqual(['admin']);
@@ -84,5 +100,40 @@ describe('OidcAccounts', () => {
     for (const name of ['sam', 'sam-2', 'sam-3']) await users.create(aUser({ username: name }));
     const user = await accounts().resolve(claims({ username: 'SAM' }));
     expect(user.username).toBe('SAM-4');
+  });
+});
+
+describe('OidcAccounts.link (the link flow from a signed-in session)', () => {
+  it('links the identity to the account, keeping its password; the next sign-in of that identity lands there', async () => {
+    const erin = aUser({ username: 'erin', email: 'erin@example.test' });
+    await users.create(erin);
+    const sso = claims({ subject: 'sub-erin', email: 'erin.work@example.test', emailVerified: true });
+    const linked = await accounts().link(erin.id, sso);
+    expect(linked).toEqual({ ...erin, oidc: { issuer: ISSUER, subject: 'sub-erin' }, updatedAt: TEST_NOW });
+    expect((await accounts().resolve(sso)).id).toBe(erin.id);
+    expect(await accounts().link(erin.id, sso)).toEqual(linked);
+    expect(await users.count()).toBe(1);
+  });
+
+  it('refuses an identity that belongs to another account: oidc_identity_already_linked, both unchanged', async () => {
+    const holder = aUser({ oidc: { issuer: ISSUER, subject: 'sub-1' } });
+    const other = aUser();
+    await users.create(holder);
+    await users.create(other);
+    expect(await errorOf(accounts().link(other.id, claims()))).toMatchObject({ kind: 'conflict', code: 'oidc_identity_already_linked' });
+    expect(await users.findById(holder.id)).toEqual(holder);
+    expect(await users.findById(other.id)).toEqual(other);
+  });
+
+  it('refuses an account that has another identity already, a disabled account and a deleted one', async () => {
+    const linked = aUser({ oidc: { issuer: ISSUER, subject: 'sub-own' } });
+    const disabled = aUser({ disabled: true });
+    for (const u of [linked, disabled]) await users.create(u);
+    expect(await errorOf(accounts().link(linked.id, claims()))).toMatchObject({ kind: 'conflict', code: 'oidc_account_already_linked' });
+    expect(await errorOf(accounts().link(disabled.id, claims()))).toMatchObject({ kind: 'forbidden', code: 'account_disabled' });
+    expect(await errorOf(accounts().link('gone', claims()))).toMatchObject({ kind: 'bad_request', code: 'oidc_callback_invalid' });
+    expect(await users.findById(linked.id)).toEqual(linked);
+    expect(await users.findById(disabled.id)).toEqual(disabled);
+    expect(await users.findByOidcIdentity(ISSUER, 'sub-1')).toBeNull();
   });
 });

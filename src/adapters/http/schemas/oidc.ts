@@ -2,14 +2,23 @@ import { LOGIN_CODE_MAX_LENGTH } from '../../../domain/oidc-user.js';
 import { RETURN_TO_MAX_LENGTH } from '../../../domain/return-to.js';
 import { z } from '../zod.js';
 
-export const OidcLoginQuery = z
+const ReturnTo = z.string().max(RETURN_TO_MAX_LENGTH).optional().openapi({
+  description: 'Where to send the browser afterwards: a relative path or a URL on an allowed origin; anything else is ignored',
+  example: '/library',
+});
+
+export const OidcLoginQuery = z.object({ return_to: ReturnTo }).strict();
+
+export const OidcLinkBody = z.object({ return_to: ReturnTo }).strict().openapi('OidcLinkRequest');
+
+export const OidcLinkResponse = z
   .object({
-    return_to: z.string().max(RETURN_TO_MAX_LENGTH).optional().openapi({
-      description: 'Where to send the browser afterwards: a relative path or a URL on an allowed origin; anything else is ignored',
-      example: '/library',
+    authorization_url: z.string().openapi({
+      description: "The provider's authorization URL: navigate the browser there (top level) to sign in and link",
+      example: 'https://sso.example.com/authorize?response_type=code&client_id=stacks&state=...',
     }),
   })
-  .strict();
+  .openapi('OidcLinkResponse');
 
 /** Providers may add parameters of their own (`session_state`, ...); unknown ones are ignored. */
 export const OidcCallbackQuery = z.object({

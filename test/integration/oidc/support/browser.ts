@@ -19,15 +19,21 @@ export class Browser {
   private cookies: StoredCookie[] = [];
 
   /** One request, no redirect followed; cookies sent and stored. */
-  async request(url: string, init: { method?: string; form?: Record<string, string> } = {}): Promise<BrowserResponse> {
+  async request(
+    url: string,
+    init: { method?: string; form?: Record<string, string>; json?: unknown; headers?: Record<string, string> } = {},
+  ): Promise<BrowserResponse> {
     const target = new URL(url);
-    const headers: Record<string, string> = {};
+    const headers: Record<string, string> = { ...init.headers };
     const cookie = this.cookieHeader(target);
     if (cookie) headers.cookie = cookie;
     let body: string | undefined;
     if (init.form) {
       headers['content-type'] = 'application/x-www-form-urlencoded';
       body = new URLSearchParams(init.form).toString();
+    } else if (init.json !== undefined) {
+      headers['content-type'] = 'application/json';
+      body = JSON.stringify(init.json);
     }
     const res = await fetch(target, { method: init.method ?? 'GET', headers, body, redirect: 'manual' });
     const setCookies = res.headers.getSetCookie();
