@@ -42,9 +42,16 @@ export interface TokenRevocationRepository {
 }
 
 export interface LoginThrottleRepository {
+  /** The key's counter, or null when it has none. */
   get(key: string): Promise<ThrottleCounter | null>;
-  /** Atomically applies one failure (domain `afterFailure`) and returns the new counter. */
-  recordFailure(key: string, now: Date, policy: ThrottlePolicy): Promise<ThrottleCounter>;
+  /**
+   * Atomically reserves one attempt before the secret is checked: while the key is blocked, counts
+   * nothing and returns the ms to wait; else counts the attempt (domain `reserveAttempt`) and returns 0.
+   */
+  reserve(key: string, now: Date, policy: ThrottlePolicy): Promise<number>;
+  /** Atomically gives one reserved attempt back (domain `afterRelease`): never below 0, never lifting a block. */
+  release(key: string, now: Date, policy: ThrottlePolicy): Promise<void>;
+  /** Forgets the key, block included. */
   reset(key: string): Promise<void>;
 }
 

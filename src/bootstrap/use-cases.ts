@@ -26,7 +26,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
     new LoginUser(p.UserRepository, p.PasswordHasher, p.TokenService, p.LoginThrottleRepository, p.Clock, loginPolicies, config.localLogin));
   singleton(Authenticate, (p) => new Authenticate(p.TokenService, p.TokenRevocationRepository, p.UserRepository));
   singleton(Logout, (p) => new Logout(p.TokenRevocationRepository));
-  singleton(ChangePassword, (p) => new ChangePassword(p.UserRepository, p.PasswordHasher, p.Clock));
+  singleton(ChangePassword, (p) => new ChangePassword(p.UserRepository, p.PasswordHasher, p.Clock, p.LoginThrottleRepository, loginPolicies.account));
   singleton(BootstrapAdmin, (p) => new BootstrapAdmin(p.UserRepository, p.PasswordHasher, p.Clock, p.IdGenerator));
   singleton(CreateUser, (p) => new CreateUser(p.UserRepository, p.PasswordHasher, p.Clock, p.IdGenerator));
   singleton(ResetPassword, (p) => new ResetPassword(p.UserRepository, p.PasswordHasher, p.Clock));

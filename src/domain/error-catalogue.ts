@@ -154,6 +154,10 @@ export const rateLimited = (retryAfterSeconds: number): RateLimitedError =>
 /** The store does not answer. */
 export const storeUnavailable = (): UnavailableError => new UnavailableError('store_unavailable', 'The database does not answer.');
 
+/** Too many attempts on one throttle key at once: the store could not count this one in time. */
+export const throttleBusy = (): UnavailableError =>
+  new UnavailableError('throttle_busy', 'Too many sign-in attempts at once. Try again shortly.');
+
 /** The readiness check found the store not answering. */
 export const notReady = (): UnavailableError => new UnavailableError('not_ready', 'The store does not answer.');
 

@@ -28,13 +28,17 @@ export const DEFAULT_LOGIN_POLICIES: { readonly account: ThrottlePolicy; readonl
 /** SSO starts and callbacks per client address: 150 in 15 minutes, then a block of 5 minutes growing to an hour. */
 export const OIDC_ATTEMPT_POLICY: ThrottlePolicy = { maxFailures: 150, windowMs: 15 * MINUTE, blockMs: 5 * MINUTE, maxBlockMs: 60 * MINUTE };
 
+/** Milliseconds until the key's block ends at `now`; 0 when it is not blocked. */
 export function blockedFor(counter: ThrottleCounter | null, now: Date): number {
   if (!counter?.blockedUntil) return 0;
   return Math.max(0, counter.blockedUntil.getTime() - now.getTime());
 }
 
-/** The counter after one more failure at `now`. Pure: stores apply it atomically. */
-export function afterFailure(counter: ThrottleCounter | null, key: string, now: Date, policy: ThrottlePolicy): ThrottleCounter {
+/**
+ * The counter after one more attempt at `now`. The attempt that reaches `maxFailures` starts the
+ * block (and is itself admitted). Pure: stores apply it atomically.
+ */
+export function afterAttempt(counter: ThrottleCounter | null, key: string, now: Date, policy: ThrottlePolicy): ThrottleCounter {
   const fresh = !counter || now.getTime() - counter.windowStartedAt.getTime() > policy.windowMs;
   const failures = fresh ? 1 : counter.failures + 1;
   const windowStartedAt = fresh ? now : counter.windowStartedAt;
@@ -45,4 +49,24 @@ export function afterFailure(counter: ThrottleCounter | null, key: string, now: 
   }
   const length = Math.min(policy.blockMs * 2 ** priorBlocks, policy.maxBlockMs);
   return { key, failures: 0, windowStartedAt: now, blockedUntil: new Date(now.getTime() + length), blocks: priorBlocks + 1 };
+}
+
+/** What reserving one attempt decides: the ms to wait (nothing counted), or the counter to store. */
+export type Reservation = { readonly waitMs: number; readonly next: null } | { readonly waitMs: 0; readonly next: ThrottleCounter };
+
+/** Reserves one attempt: refused while blocked, else counted with `afterAttempt`. Pure. */
+export function reserveAttempt(counter: ThrottleCounter | null, key: string, now: Date, policy: ThrottlePolicy): Reservation {
+  const waitMs = blockedFor(counter, now);
+  return waitMs > 0 ? { waitMs, next: null } : { waitMs: 0, next: afterAttempt(counter, key, now, policy) };
+}
+
+/**
+ * The counter with one attempt given back (it turned out not to be a failure), or null when there is
+ * nothing to change: no counter, a block in force (never lifted here), a window already over, or no
+ * attempt left to give back. Pure: stores apply it atomically.
+ */
+export function afterRelease(counter: ThrottleCounter | null, now: Date, policy: ThrottlePolicy): ThrottleCounter | null {
+  if (!counter || counter.failures === 0 || blockedFor(counter, now) > 0) return null;
+  if (now.getTime() - counter.windowStartedAt.getTime() > policy.windowMs) return null;
+  return { ...counter, failures: counter.failures - 1 };
 }

@@ -87,6 +87,12 @@ describe('OPDS authentication (HTTP Basic through the login use case)', () => {
     expect((await opds('/opds')).status).toBe(200);
     expect((await opds('/opds', 'ALICE')).status).toBe(429);
   });
+
+  it('checks parallel first requests with one credential pair once, so a reader fetching many covers does not lock itself out', async () => {
+    const statuses = (await Promise.all(Array.from({ length: 12 }, () => opds('/opds')))).map((res) => res.status);
+    expect(statuses).toEqual(Array(12).fill(200));
+    expect((await opds('/opds', 'alice', 'wrong')).status).toBe(401);
+  });
 });
 
 describe('OPDS catalog feeds', () => {

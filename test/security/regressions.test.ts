@@ -4,7 +4,8 @@ import { bearer, registerUser, startTestApp, type TestApp } from '../support/tes
 import { filePart, multipart, multipartType } from './support/multipart.js';
 import { rawRequest, closeAgent } from './support/raw-http.js';
 import { closeServer, listen } from './support/world.js';
-import { FixedWindowLimiter, addressBucket } from '../../src/adapters/http/rate-limit.js';
+import { FixedWindowLimiter } from '../../src/adapters/http/rate-limit.js';
+import { addressBucket } from '../../src/domain/client-address.js';
 
 let t: TestApp;
 

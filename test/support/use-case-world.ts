@@ -92,7 +92,7 @@ export function aWorld(options: WorldOptions = {}) {
     loginUser: new LoginUser(users, hasher, tokens, throttle, clock, settings.loginPolicies, settings.registration.localLogin),
     authenticate: new Authenticate(tokens, revocations, users),
     logout: new Logout(revocations),
-    changePassword: new ChangePassword(users, hasher, clock),
+    changePassword: new ChangePassword(users, hasher, clock, throttle, settings.loginPolicies.account),
     createUser: new CreateUser(users, hasher, clock, ids),
     findUserByUsername: new FindUserByUsername(users),
     listUsers: new ListUsers(users),

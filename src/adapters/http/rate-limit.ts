@@ -1,4 +1,5 @@
 import type { Request, RequestHandler } from 'express';
+import { addressBucket } from '../../domain/client-address.js';
 import { rateLimited } from '../../domain/error-catalogue.js';
 import type { RateLimitedError } from '../../domain/errors.js';
 
@@ -32,18 +33,6 @@ export class FixedWindowLimiter {
   private sweep(now: number): void {
     for (const [key, w] of this.windows) if (now - w.start >= this.windowMs) this.windows.delete(key);
   }
-}
-
-/** The bucket of an address: IPv4 as is, IPv6 by its /56 prefix (one customer's network). */
-export function addressBucket(ip: string | undefined): string {
-  const address = (ip ?? 'unknown').replace(/^::ffff:(?=\d+\.\d+\.\d+\.\d+$)/, '');
-  if (!address.includes(':')) return address;
-  const [head = '', tail = ''] = address.split('::');
-  const left = head ? head.split(':') : [];
-  const right = tail ? tail.split(':') : [];
-  const groups = address.includes('::') ? [...left, ...Array(8 - left.length - right.length).fill('0'), ...right] : left;
-  const hex = groups.map((g) => g.padStart(4, '0')).join('');
-  return `${hex.slice(0, 14)}::/56`;
 }
 
 const HEALTH = new Set(['/healthz', '/readyz']);

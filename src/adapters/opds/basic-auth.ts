@@ -1,10 +1,12 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
-import type { LoginUser } from '../../application/use-cases/login-user.js';
+import type { IssuedToken } from '../../application/ports.js';
+import type { LoginInput, LoginUser } from '../../application/use-cases/login-user.js';
 import { actorFor, type Actor } from '../../domain/actor.js';
 import { invalidCredentials } from '../../domain/error-catalogue.js';
 import { AuthenticationError } from '../../domain/errors.js';
+import type { User } from '../../domain/user.js';
 
 const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
 /** Longest credentials header accepted (username 50 + password 72 bytes, base64, with room). */
@@ -30,14 +32,18 @@ export interface BasicAuthOptions {
 
 /**
  * The caller from HTTP Basic credentials. The first request is checked by LoginUser (bcrypt, the same
- * throttling as password login); the token it issues is then kept for a few minutes under an HMAC of
- * the whole credential pair, and later requests are checked like bearer requests (Authenticate: user
- * exists, not disabled, password unchanged, roles read now) without another bcrypt comparison.
+ * throttling as password login: every guess is reserved in the store before bcrypt runs); the token it
+ * issues is then kept for a few minutes under an HMAC of the whole credential pair, and later requests
+ * are checked like bearer requests (Authenticate: user exists, not disabled, password unchanged, roles
+ * read now) without another bcrypt comparison. Only a pair LoginUser accepted is ever kept, so no
+ * guess is served from memory; parallel first requests with one pair share one LoginUser check, so a
+ * reader fetching many covers at once does not spend its own account's attempts.
  * Failures carry the Basic challenge so readers ask for the password.
  */
 export class BasicAuthenticator {
   private readonly key = randomBytes(32);
   private readonly verified = new Map<string, { token: string; until: number }>();
+  private readonly checking = new Map<string, Promise<{ user: User; token: IssuedToken }>>();
   private readonly ttlMs: number;
   private readonly maxEntries: number;
 
@@ -54,16 +60,27 @@ export class BasicAuthenticator {
     try {
       const credentials = basicCredentials(req.get('authorization'));
       if (!credentials) throw invalidCredentials();
-      const cacheKey = createHmac('sha256', this.key).update(`${credentials.login}\u0000${credentials.password}`).digest('base64url');
+      const cacheKey = createHmac('sha256', this.key).update(JSON.stringify([credentials.login, credentials.password])).digest('base64url');
       const cached = await this.fromCache(cacheKey);
       if (cached) return cached;
-      const { user, token } = await this.login.execute({ ...credentials, clientAddress: req.ip ?? 'unknown' });
-      this.remember(cacheKey, token.token);
+      const { user } = await this.check(cacheKey, { ...credentials, clientAddress: req.ip ?? 'unknown' });
       return actorFor(user);
     } catch (error) {
       if (error instanceof AuthenticationError) res.setHeader('WWW-Authenticate', BASIC_CHALLENGE);
       throw error;
     }
+  }
+
+  /** One LoginUser check per credential pair at a time; a success is remembered. */
+  private check(cacheKey: string, input: LoginInput): Promise<{ user: User; token: IssuedToken }> {
+    const pending = this.checking.get(cacheKey);
+    if (pending) return pending;
+    const started = this.login.execute(input).then((result) => {
+      this.remember(cacheKey, result.token.token);
+      return result;
+    }).finally(() => this.checking.delete(cacheKey));
+    this.checking.set(cacheKey, started);
+    return started;
   }
 
   private async fromCache(cacheKey: string): Promise<Actor | null> {

@@ -1,7 +1,7 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import type { LoginThrottleRepository } from '../../application/ports.js';
 import type { ThrottleCounter, ThrottlePolicy } from '../../domain/login-throttle.js';
-import { afterFailure } from '../../domain/login-throttle.js';
+import { afterRelease, reserveAttempt } from '../../domain/login-throttle.js';
 import { fromMillis, toMillis } from './sqlite-database.js';
 
 interface CounterRow {
@@ -12,14 +12,15 @@ interface CounterRow {
   blocks: number;
 }
 
-type RecordFailure = (key: string, now: Date, policy: ThrottlePolicy) => ThrottleCounter;
+type Change = (key: string, now: Date, policy: ThrottlePolicy) => number;
 
-/** LoginThrottleRepository on SQLite; a failure is read, applied and written in one immediate transaction. */
+/** LoginThrottleRepository on SQLite; each change is read, decided and written in one immediate transaction. */
 export class SqliteLoginThrottleRepository implements LoginThrottleRepository {
   private readonly select: Statement;
   private readonly upsert: Statement;
   private readonly remove: Statement;
-  private readonly failure: Transaction<RecordFailure>;
+  private readonly reservation: Transaction<Change>;
+  private readonly giveBack: Transaction<Change>;
 
   constructor(db: Database) {
     this.select = db.prepare('SELECT key, failures, window_started_at, blocked_until, blocks FROM login_throttle WHERE key = ?');
@@ -28,16 +29,15 @@ export class SqliteLoginThrottleRepository implements LoginThrottleRepository {
       ON CONFLICT (key) DO UPDATE SET failures = excluded.failures, window_started_at = excluded.window_started_at,
         blocked_until = excluded.blocked_until, blocks = excluded.blocks`);
     this.remove = db.prepare('DELETE FROM login_throttle WHERE key = ?');
-    this.failure = db.transaction((key: string, now: Date, policy: ThrottlePolicy) => {
-      const next = afterFailure(this.read(key), key, now, policy);
-      this.upsert.run({
-        key,
-        failures: next.failures,
-        window_started_at: toMillis(next.windowStartedAt),
-        blocked_until: next.blockedUntil ? toMillis(next.blockedUntil) : null,
-        blocks: next.blocks,
-      });
-      return next;
+    this.reservation = db.transaction((key: string, now: Date, policy: ThrottlePolicy) => {
+      const { waitMs, next } = reserveAttempt(this.read(key), key, now, policy);
+      if (next) this.write(next);
+      return waitMs;
+    });
+    this.giveBack = db.transaction((key: string, now: Date, policy: ThrottlePolicy) => {
+      const next = afterRelease(this.read(key), now, policy);
+      if (next) this.write(next);
+      return 0;
     });
   }
 
@@ -45,12 +45,26 @@ export class SqliteLoginThrottleRepository implements LoginThrottleRepository {
     return this.read(key);
   }
 
-  async recordFailure(key: string, now: Date, policy: ThrottlePolicy): Promise<ThrottleCounter> {
-    return structuredClone(this.failure.immediate(key, now, policy));
+  async reserve(key: string, now: Date, policy: ThrottlePolicy): Promise<number> {
+    return this.reservation.immediate(key, now, policy);
+  }
+
+  async release(key: string, now: Date, policy: ThrottlePolicy): Promise<void> {
+    this.giveBack.immediate(key, now, policy);
   }
 
   async reset(key: string): Promise<void> {
     this.remove.run(key);
+  }
+
+  private write(counter: ThrottleCounter): void {
+    this.upsert.run({
+      key: counter.key,
+      failures: counter.failures,
+      window_started_at: toMillis(counter.windowStartedAt),
+      blocked_until: counter.blockedUntil ? toMillis(counter.blockedUntil) : null,
+      blocks: counter.blocks,
+    });
   }
 
   private read(key: string): ThrottleCounter | null {

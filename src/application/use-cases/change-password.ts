@@ -1,6 +1,7 @@
 import type { Actor } from '../../domain/actor.js';
-import { invalidCurrentPassword, passwordNotSet, userNotFound } from '../../domain/error-catalogue.js';
-import type { Clock, PasswordHasher, UserRepository } from '../ports.js';
+import { invalidCurrentPassword, passwordNotSet, rateLimited, userNotFound } from '../../domain/error-catalogue.js';
+import type { ThrottlePolicy } from '../../domain/login-throttle.js';
+import type { Clock, LoginThrottleRepository, PasswordHasher, UserRepository } from '../ports.js';
 import { assertAcceptablePassword } from './password-rules.js';
 
 export interface ChangePasswordInput {
@@ -8,12 +9,18 @@ export interface ChangePasswordInput {
   readonly newPassword: string;
 }
 
-/** Sets a new password after checking the current one; every token issued before stops working. */
+/**
+ * Sets a new password after checking the current one; every token issued before stops working.
+ * Each guess of the current password is reserved in the throttle store (the account policy) before
+ * bcrypt runs; a right one forgets the earlier guesses.
+ */
 export class ChangePassword {
   constructor(
     private readonly users: UserRepository,
     private readonly hasher: PasswordHasher,
     private readonly clock: Clock,
+    private readonly throttle: LoginThrottleRepository,
+    private readonly policy: ThrottlePolicy,
   ) {}
 
   async execute(actor: Actor, input: ChangePasswordInput): Promise<void> {
@@ -22,9 +29,13 @@ export class ChangePassword {
     if (!user.passwordHash) {
       throw passwordNotSet();
     }
+    const guessKey = `password:${user.id}`;
+    const waitMs = await this.throttle.reserve(guessKey, this.clock.now(), this.policy);
+    if (waitMs > 0) throw rateLimited(Math.ceil(waitMs / 1000));
     if (!(await this.hasher.verify(input.currentPassword, user.passwordHash))) {
       throw invalidCurrentPassword();
     }
+    await this.throttle.reset(guessKey);
     assertAcceptablePassword(input.newPassword, 'new_password');
     const passwordHash = await this.hasher.hash(input.newPassword);
     await this.users.update({ ...user, passwordHash, tokenVersion: user.tokenVersion + 1, updatedAt: this.clock.now() });

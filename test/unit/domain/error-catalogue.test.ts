@@ -47,6 +47,7 @@ const DOMAIN: Constructors<typeof catalogue> = {
   rangeNotSatisfiable: () => catalogue.rangeNotSatisfiable(10),
   rateLimited: () => catalogue.rateLimited(30),
   storeUnavailable: () => catalogue.storeUnavailable(),
+  throttleBusy: () => catalogue.throttleBusy(),
   notReady: () => catalogue.notReady(),
   metadataBusy: () => catalogue.metadataBusy(),
   oidcUnavailable: () => catalogue.oidcUnavailable(),

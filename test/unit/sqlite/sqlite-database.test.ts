@@ -42,7 +42,7 @@ describe('SQLite database file', () => {
     await first.books.create(book);
     await first.shelves.create(shelf);
     await first.revocations.revoke('jti', instant(100));
-    await first.throttle.recordFailure('k', instant(0), { maxFailures: 5, windowMs: 1000, blockMs: 1000, maxBlockMs: 1000 });
+    await first.throttle.reserve('k', instant(0), { maxFailures: 5, windowMs: 1000, blockMs: 1000, maxBlockMs: 1000 });
     await first.close();
 
     const second = createSqliteStore(dir);

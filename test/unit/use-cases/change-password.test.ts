@@ -1,6 +1,8 @@
 import { beforeEach, describe, expect, it } from 'vitest';
+import { ChangePassword } from '../../../src/application/use-cases/change-password.js';
 import { actorFor } from '../../../src/domain/actor.js';
-import { aWorld, errorOf, type World } from '../../support/kit.js';
+import { HeldPasswordHasher, settle } from '../../support/held-password-hasher.js';
+import { aWorld, DEFAULT_WORLD_SETTINGS, errorOf, type World } from '../../support/kit.js';
 
 let w: World;
 beforeEach(() => {
@@ -55,5 +57,39 @@ describe('ChangePassword', () => {
   it('answers user_not_found when the account was deleted meanwhile', async () => {
     const ghost = actorFor({ id: 'gone', username: 'gone', roles: ['user'] });
     expect(await errorOf(w.changePassword.execute(ghost, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({ kind: 'not_found', code: 'user_not_found' });
+  });
+
+  it('blocks guesses of the current password after the account policy allows, even the right one, until the block ends', async () => {
+    const { user, actor } = await member();
+    for (let i = 0; i < 3; i++) expect((await errorOf(w.changePassword.execute(actor, { currentPassword: `guess ${i}`, newPassword: NEW }))).code).toBe('invalid_current_password');
+    const blocked = await errorOf(w.changePassword.execute(actor, { currentPassword: OLD, newPassword: NEW }));
+    expect(blocked).toMatchObject({ kind: 'rate_limited', code: 'rate_limited', retryAfterSeconds: 300 });
+    expect(await w.store.users.findById(user.id)).toEqual(user);
+    w.clock.advance(5 * 60_000);
+    await w.changePassword.execute(actor, { currentPassword: OLD, newPassword: NEW });
+    expect(await w.hasher.verify(NEW, (await w.store.users.findById(user.id))?.passwordHash ?? null)).toBe(true);
+  });
+
+  it('counts each guess before comparing: of 8 at once, 3 reach the comparison while they run and 5 are refused', async () => {
+    const { actor } = await member();
+    const hasher = new HeldPasswordHasher();
+    const change = new ChangePassword(w.store.users, hasher, w.clock, w.store.throttle, DEFAULT_WORLD_SETTINGS.loginPolicies.account);
+    const guesses = Promise.allSettled(Array.from({ length: 8 }, (_, i) => change.execute(actor, { currentPassword: `guess ${i}`, newPassword: NEW })));
+    await settle();
+    expect(hasher.checks).toBe(3);
+    hasher.release();
+    const codes = (await guesses).map((r) => (r.status === 'rejected' ? (r.reason as { code: string }).code : 'changed'));
+    expect(codes).toEqual([...Array<string>(3).fill('invalid_current_password'), ...Array<string>(5).fill('rate_limited')]);
+  });
+
+  it('forgets earlier wrong guesses once the current password is given, and counts each account on its own', async () => {
+    const { user, actor } = await member();
+    const { actor: other } = await member();
+    for (let i = 0; i < 2; i++) await errorOf(w.changePassword.execute(actor, { currentPassword: `guess ${i}`, newPassword: NEW }));
+    for (let i = 0; i < 3; i++) await errorOf(w.changePassword.execute(other, { currentPassword: `guess ${i}`, newPassword: NEW }));
+    await w.changePassword.execute(actor, { currentPassword: OLD, newPassword: NEW });
+    expect(await w.store.throttle.get(`password:${user.id}`)).toBeNull();
+    for (let i = 0; i < 2; i++) await errorOf(w.changePassword.execute(actor, { currentPassword: `guess ${i}`, newPassword: OLD }));
+    await expect(w.changePassword.execute(actor, { currentPassword: NEW, newPassword: OLD })).resolves.toBeUndefined();
   });
 });

@@ -1,9 +1,13 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { aWorld, errorOf, type World } from '../../support/kit.js';
+import { LoginUser } from '../../../src/application/use-cases/login-user.js';
+import { HeldPasswordHasher, settle } from '../../support/held-password-hasher.js';
+import { aWorld, DEFAULT_WORLD_SETTINGS, errorOf, type World } from '../../support/kit.js';
 
 let w: World;
 const PASSWORD = 'correct horse battery';
-const at = (login: string, password = PASSWORD, clientAddress = '203.0.113.7') => ({ login, password, clientAddress });
+const ADDRESS = '203.0.113.7';
+const at = (login: string, password = PASSWORD, clientAddress = ADDRESS) => ({ login, password, clientAddress });
+const outcome = (r: PromiseSettledResult<unknown>) => (r.status === 'fulfilled' ? 'signed in' : (r.reason as { code: string }).code);
 beforeEach(async () => {
   w = aWorld();
   await w.storeUser({ username: 'Gina', email: 'gina@example.test', passwordHash: await w.hasher.hash(PASSWORD) });
@@ -33,17 +37,43 @@ describe('LoginUser', () => {
     expect((await w.loginUser.execute(at('gina'))).user.username).toBe('Gina');
   });
 
-  it('forgets earlier failures of an account after a successful sign-in', async () => {
+  it('counts each attempt before the password check: of 8 at once, 3 reach it while they run and 5 are refused', async () => {
+    const hasher = new HeldPasswordHasher();
+    const login = new LoginUser(w.store.users, hasher, w.tokens, w.store.throttle, w.clock, DEFAULT_WORLD_SETTINGS.loginPolicies, true);
+    const attempts = Promise.allSettled(Array.from({ length: 8 }, (_, i) => login.execute(at('gina', i === 7 ? PASSWORD : `wrong ${i}`, `198.51.100.${i}`))));
+    await settle();
+    expect(hasher.checks).toBe(3);
+    hasher.release();
+    const outcomes = (await attempts).map(outcome);
+    expect(outcomes).toEqual([...Array<string>(3).fill('invalid_credentials'), ...Array<string>(5).fill('rate_limited')]);
+  });
+
+  it('forgets earlier failures of an account after a successful sign-in, and does not count the success against the address', async () => {
     for (let i = 0; i < 2; i++) await errorOf(w.loginUser.execute(at('gina', 'wrong password')));
     await w.loginUser.execute(at('gina'));
+    const gina = await w.store.users.findByUsername('gina');
+    expect(await w.store.throttle.get(`account:${gina?.id}`)).toBeNull();
+    expect((await w.store.throttle.get(`address:${ADDRESS}`))?.failures).toBe(2);
     await errorOf(w.loginUser.execute(at('gina', 'wrong password')));
     expect((await w.loginUser.execute(at('gina'))).user.username).toBe('Gina');
   });
 
+  it('gives the address its attempt back when the account refuses it', async () => {
+    for (let i = 0; i < 3; i++) await errorOf(w.loginUser.execute(at('gina', 'wrong password', '198.51.100.1')));
+    for (let i = 0; i < 20; i++) expect((await errorOf(w.loginUser.execute(at('gina')))).code).toBe('rate_limited');
+    expect(await w.store.throttle.get(`address:${ADDRESS}`)).toMatchObject({ failures: 0, blockedUntil: null });
+  });
+
   it('blocks a client address that fails across many accounts', async () => {
     for (let i = 0; i < 10; i++) await errorOf(w.loginUser.execute(at(`unknown${i}`)));
-    expect(await errorOf(w.loginUser.execute(at('gina')))).toMatchObject({ kind: 'rate_limited', code: 'rate_limited' });
+    expect(await errorOf(w.loginUser.execute(at('gina')))).toMatchObject({ kind: 'rate_limited', code: 'rate_limited', retryAfterSeconds: 900 });
     expect((await w.loginUser.execute(at('gina', PASSWORD, '192.0.2.1'))).user.username).toBe('Gina');
+  });
+
+  it('counts an IPv6 client by its /56 network, so rotating addresses inside it does not escape the block', async () => {
+    for (let i = 0; i < 10; i++) await errorOf(w.loginUser.execute(at(`unknown${i}`, PASSWORD, `2001:db8:abcd:12${i.toString(16)}0::${i + 1}`)));
+    expect((await errorOf(w.loginUser.execute(at('gina', PASSWORD, '2001:db8:abcd:12ff:1:2:3:4')))).code).toBe('rate_limited');
+    expect((await w.loginUser.execute(at('gina', PASSWORD, '2001:db8:abcd:1300::1'))).user.username).toBe('Gina');
   });
 
   it('is local_login_disabled when password login is turned off', async () => {

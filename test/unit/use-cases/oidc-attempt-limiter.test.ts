@@ -25,4 +25,16 @@ describe('OidcAttemptLimiter', () => {
     w.clock.advance(60_000);
     await expect(w.oidcAttemptLimiter.attempt('203.0.113.7')).resolves.toBeUndefined();
   });
+
+  it('lets exactly the limit through when attempts arrive at once', async () => {
+    const attempts = await Promise.allSettled(Array.from({ length: 10 }, () => w.oidcAttemptLimiter.attempt('203.0.113.7')));
+    expect(attempts.filter((a) => a.status === 'fulfilled')).toHaveLength(3);
+    expect(attempts.filter((a) => a.status === 'rejected').map((a) => (a.reason as { code: string }).code)).toEqual(Array(7).fill('rate_limited'));
+  });
+
+  it('counts an IPv6 client by its /56 network', async () => {
+    for (const host of ['2001:db8:7:100::1', '2001:db8:7:1ab::2', '2001:db8:7:1ff:ffff::3']) await w.oidcAttemptLimiter.attempt(host);
+    expect((await errorOf(w.oidcAttemptLimiter.attempt('2001:db8:7:1cd::9'))).code).toBe('rate_limited');
+    await expect(w.oidcAttemptLimiter.attempt('2001:db8:7:200::1')).resolves.toBeUndefined();
+  });
 });
