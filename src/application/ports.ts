@@ -29,10 +29,10 @@ export interface UserRepository {
 }
 
 export interface TokenRevocationRepository {
-  /** Denies the token id until it would have expired anyway. Idempotent. */
-  revoke(jti: string, expiresAt: Date): Promise<void>;
+  /** Denies the token id until `until` (its expiry plus the clock tolerance, `revokedUntil`). Idempotent. */
+  revoke(jti: string, until: Date): Promise<void>;
   isRevoked(jti: string): Promise<boolean>;
-  /** Forgets revocations whose tokens have expired; returns how many. */
+  /** Forgets revocations whose `until` has passed; returns how many. */
   purgeExpired(now: Date): Promise<number>;
 }
 
