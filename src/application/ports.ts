@@ -89,8 +89,8 @@ export interface UploadStaging {
   /** Streams into a temp file while hashing; throws TooLargeError past maxBytes (nothing kept). */
   stage(source: AsyncIterable<Uint8Array>, maxBytes: number): Promise<StagedFile>;
   discard(file: StagedFile): Promise<void>;
-  /** Removes every temp file (start-up reconciler). Returns how many. */
-  clear(): Promise<number>;
+  /** Removes the temp files last written before olderThan (start-up reconciler). Returns how many. */
+  clear(olderThan: Date): Promise<number>;
 }
 
 export interface ByteRange {
@@ -108,8 +108,8 @@ export interface BlobStore {
   read(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | null>;
   size(key: string): Promise<number | null>;
   delete(key: string): Promise<void>;
-  /** Every stored key (start-up reconciler). */
-  keys(): AsyncIterable<string>;
+  /** Every key whose blob was last written before olderThan (start-up reconciler). */
+  keys(olderThan: Date): AsyncIterable<string>;
 }
 
 export interface ExtractedCover {

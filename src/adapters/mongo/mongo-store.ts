@@ -37,11 +37,8 @@ export class MongoHealthCheck implements HealthCheck {
   }
 }
 
-/** Files younger than this are not offered to the start-up sweep (another instance may be recording them). */
-const BLOB_SWEEP_GRACE_MS = 60 * 60 * 1000;
-
 /** Connects to `url` (`mongodb://` or `mongodb+srv://`, database name in the path), creates the indexes, rekeys shelf names, builds the store. */
-export async function createMongoStore(url: string, options: { serverSelectionTimeoutMS?: number; blobSweepGraceMs?: number } = {}): Promise<MongoStore> {
+export async function createMongoStore(url: string, options: { serverSelectionTimeoutMS?: number } = {}): Promise<MongoStore> {
   const database = await MongoDatabase.connect(url, options);
   try {
     await database.ensureIndexes();
@@ -60,7 +57,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     shelves: new MongoShelfRepository(db),
     oneTimeCodes: new MongoOneTimeCodeRepository(db),
     health: new MongoHealthCheck(database),
-    blobs: new GridFsBlobStore(db, { keysGraceMs: options.blobSweepGraceMs ?? BLOB_SWEEP_GRACE_MS }),
+    blobs: new GridFsBlobStore(db),
     close: () => database.close(),
   };
 }
