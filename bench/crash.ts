@@ -40,7 +40,7 @@ async function main(): Promise<void> {
       command: `npx tsx bench/crash.ts --cycles ${cycles} --seed ${seed} --from ${source}`,
       startedAt,
       body: [
-        `Per cycle: 50 concurrent uploads (seeded EPUB and plain-text files, 10–400 KB, each distinct), 5 registrations, 3 shelf creations, up to 2 shelf PATCHes and 5 PUT additions, all at once; SIGKILL at a seeded moment 0–3000 ms in; restart on the same DATA_DIR (the start-up reconciler runs before /readyz); verify; retry the unanswered uploads (each must be 201 or 409).`,
+        `Per cycle: 50 concurrent uploads (seeded EPUB and plain-text files, 10–400 KB, each distinct), 5 registrations, 3 shelf creations, up to 2 shelf PATCHes and 5 PUT additions, all at once; SIGKILL at a seeded moment 0–3000 ms in; restart on the same DATA_DIR, its files dated back past the reconciler's one-hour grace period (the start-up reconciler runs before /readyz); verify; retry the unanswered uploads (each must be 201 or 409).`,
         '',
         markdownTable(
           ['cycles', 'acknowledged writes', 'in flight at a kill', 'book records at the end', 'lost', 'dangling records', 'orphan/temp files', 'duplicates', 'wall time'],

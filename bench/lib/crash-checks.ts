@@ -1,6 +1,6 @@
 import { createHash } from 'node:crypto';
 import { createReadStream } from 'node:fs';
-import { readdir, stat } from 'node:fs/promises';
+import { readdir, stat, utimes } from 'node:fs/promises';
 import { join } from 'node:path';
 import { loadSqliteDriver } from '../../src/adapters/sqlite/sqlite-driver.js';
 import { api, sha256, type Ledger } from './crash-workload.js';
@@ -67,6 +67,18 @@ export async function checkStorage(dataDir: string, v: Violations): Promise<numb
   for (const name of await names(booksDir)) if (!expected.has(name)) note(v, 'orphans', `books/${name}`);
   for (const name of await names(join(dataDir, 'tmp'))) note(v, 'orphans', `tmp/${name}`);
   return rows.length;
+}
+
+/**
+ * Dates every file in `books/` and `tmp/` back by `ms`. The start-up reconciler only sweeps files older
+ * than its grace period (a younger one may be an upload another process is about to record), so the
+ * harness ages a killed server's files before restarting it, as if the restart came that much later.
+ */
+export async function ageStorage(dataDir: string, ms: number): Promise<void> {
+  const at = new Date(Date.now() - ms);
+  for (const dir of [join(dataDir, 'books'), join(dataDir, 'tmp')]) {
+    for (const name of await names(dir)) await utimes(join(dir, name), at, at).catch(() => undefined);
+  }
 }
 
 /** Every acknowledged book answers with its SHA-256; those of `downloadCycles` are downloaded and hashed. */

@@ -2,7 +2,8 @@ import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { checkAccountsAndShelves, checkBooks, checkStorage, noViolations, type Violations } from './crash-checks.js';
+import { STORAGE_SWEEP_GRACE_MS } from '../../src/application/use-cases/reconcile-book-storage.js';
+import { ageStorage, checkAccountsAndShelves, checkBooks, checkStorage, noViolations, type Violations } from './crash-checks.js';
 import { api, makeUploads, ok, recordUpload, sendUpload, type Ledger } from './crash-workload.js';
 import { seededRandom, type SeededRandom } from './seeded-random.js';
 import { startStacksOn, type StacksProcess, type StacksSource } from './source-stacks.js';
@@ -52,6 +53,7 @@ export async function runCrashCycles(options: CrashOptions): Promise<CrashReport
       const inFlight = await loadAndKill(server, token, ledger, cycle, rnd, options);
       unacknowledged += inFlight;
       server = null;
+      await ageStorage(dataDir, 2 * STORAGE_SWEEP_GRACE_MS);
       server = await start();
       const fresh = (await api(server.url, '/api/auth/login', { method: 'POST', json: { username: 'owner', password: PASSWORD } })).body.access_token as string;
       records = await checkStorage(dataDir, v);

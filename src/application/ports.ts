@@ -34,10 +34,10 @@ export interface UserRepository {
 }
 
 export interface TokenRevocationRepository {
-  /** Denies the token id until it would have expired anyway. Idempotent. */
-  revoke(jti: string, expiresAt: Date): Promise<void>;
+  /** Denies the token id until `until` (its expiry plus the clock tolerance, `revokedUntil`). Idempotent. */
+  revoke(jti: string, until: Date): Promise<void>;
   isRevoked(jti: string): Promise<boolean>;
-  /** Forgets revocations whose tokens have expired; returns how many. */
+  /** Forgets revocations whose `until` has passed; returns how many. */
   purgeExpired(now: Date): Promise<number>;
 }
 
@@ -101,8 +101,8 @@ export interface UploadStaging {
   /** Streams into a temp file while hashing; throws TooLargeError past maxBytes (nothing kept). */
   stage(source: AsyncIterable<Uint8Array>, maxBytes: number): Promise<StagedFile>;
   discard(file: StagedFile): Promise<void>;
-  /** Removes every temp file (start-up reconciler). Returns how many. */
-  clear(): Promise<number>;
+  /** Removes the temp files last written before olderThan (start-up reconciler). Returns how many. */
+  clear(olderThan: Date): Promise<number>;
 }
 
 export interface ByteRange {
@@ -120,8 +120,8 @@ export interface BlobStore {
   read(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | null>;
   size(key: string): Promise<number | null>;
   delete(key: string): Promise<void>;
-  /** Every stored key (start-up reconciler). */
-  keys(): AsyncIterable<string>;
+  /** Every key whose blob was last written before olderThan (start-up reconciler). */
+  keys(olderThan: Date): AsyncIterable<string>;
 }
 
 export interface ExtractedCover {

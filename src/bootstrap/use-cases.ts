@@ -45,7 +45,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(DeleteBook, (p) => new DeleteBook(p.BookRepository, p.ShelfRepository, p.BlobStore, p.Clock));
   singleton(GetBookFile, (p) => new GetBookFile(p.BookRepository, p.BlobStore));
   singleton(GetBookCover, (p) => new GetBookCover(p.BookRepository, p.BlobStore));
-  singleton(ReconcileBookStorage, (p) => new ReconcileBookStorage(p.BookRepository, p.UploadStaging, p.BlobStore));
+  singleton(ReconcileBookStorage, (p) => new ReconcileBookStorage(p.BookRepository, p.UploadStaging, p.BlobStore, p.Clock));
 
   singleton(ListShelves, (p) => new ListShelves(p.ShelfRepository));
   singleton(CreateShelf, (p) => new CreateShelf(p.ShelfRepository, p.BookRepository, p.Clock, p.IdGenerator));

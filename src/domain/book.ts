@@ -45,6 +45,9 @@ export interface Book extends BookMetadata {
 /** The longest search text (`q`) a book search accepts. */
 export const BOOK_QUERY_MAX_LENGTH = 200;
 
+/** What a search text (`q`) may hold: no control character (C0, DEL or C1), so no NUL and no SEARCH_SEPARATOR. */
+export const BOOK_QUERY_PATTERN = /^[^\x00-\x1f\x7f-\x9f]*$/;
+
 /** Keeps the fields of the search text apart, so a match never spans two of them. */
 export const SEARCH_SEPARATOR = '\u001f';
 

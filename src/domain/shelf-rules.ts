@@ -11,13 +11,33 @@ const ERRORS_LISTED = 100;
 
 const characters = (text: string): number => [...text].length;
 
-/** The trimmed name; throws ValidationError unless it is 1..100 characters long. */
+/** Default-ignorable code points: zero-width spaces and joiners, soft hyphen, word joiner, BOM, bidi controls, variation selectors. */
+const INVISIBLE = /\p{Default_Ignorable_Code_Point}/gu;
+
+/**
+ * Full case folding (CaseFolding.txt statuses C and F): lower, upper, lower again maps every code point
+ * as the table does (ß and ẞ to ss, ﬁ to fi, ς to σ), except dotless ı, which the table keeps apart from i.
+ */
+const caseFold = (text: string): string => text.replace(/[^\u0131]+/gu, (run) => run.toLowerCase().toUpperCase().toLowerCase());
+
+/**
+ * The key a shelf name is unique by among its owner's shelves: invisible characters removed, NFC,
+ * full case folding, trimmed. "Café" in NFC and NFD, "Straße" and "STRASSE" share one key.
+ */
+export function shelfNameKey(name: string): string {
+  return caseFold(name.replace(INVISIBLE, '').normalize('NFC')).normalize('NFC').trim();
+}
+
+/** The trimmed name; throws ValidationError unless it is 1..100 characters long and shows at least one. */
 export function normalizeShelfName(raw: string): string {
   const name = raw.trim();
   const length = characters(name);
   if (length === 0 || length > SHELF_NAME_MAX) {
     const message = `must be 1-${SHELF_NAME_MAX} characters after trimming (got ${length})`;
     throw invalidInput('The shelf name is invalid.', [{ field: 'name', message }]);
+  }
+  if (shelfNameKey(name) === '') {
+    throw invalidInput('The shelf name is invalid.', [{ field: 'name', message: 'must hold a visible character' }]);
   }
   return name;
 }
@@ -67,4 +87,33 @@ function bookListError(detail: string, indexes: readonly number[], ids: readonly
     .slice(0, ERRORS_LISTED)
     .map((index) => ({ field: `book_ids.${index}`, message: say(ids[index] as string) }));
   return invalidInput(detail, errors);
+}
+
+/** A stored shelf's name and the key it was stored under (by an earlier rule, perhaps). */
+export interface StoredShelfName {
+  readonly id: string;
+  readonly ownerId: string;
+  readonly name: string;
+  readonly nameKey: string;
+}
+
+/**
+ * What changes when stored shelves, given oldest first, are keyed by the current rule: their new key,
+ * and for a shelf whose name now collides with an older one of its owner's, a new name with " (2)", " (3)"...
+ */
+export function rekeyedShelfNames(shelves: readonly StoredShelfName[]): Map<string, { name: string; nameKey: string }> {
+  const taken = new Set<string>();
+  const slot = (ownerId: string, key: string) => `${ownerId}\u0000${key}`;
+  const changes = new Map<string, { name: string; nameKey: string }>();
+  for (const shelf of shelves) {
+    let name = shelf.name;
+    for (let n = 2; taken.has(slot(shelf.ownerId, shelfNameKey(name))); n++) {
+      const suffix = ` (${n})`;
+      name = [...shelf.name].slice(0, SHELF_NAME_MAX - suffix.length).join('').trimEnd() + suffix;
+    }
+    const nameKey = shelfNameKey(name);
+    taken.add(slot(shelf.ownerId, nameKey));
+    if (name !== shelf.name || nameKey !== shelf.nameKey) changes.set(shelf.id, { name, nameKey });
+  }
+  return changes;
 }

@@ -14,7 +14,3 @@ export interface Shelf {
 
 export const SHELF_NAME_MAX = 100;
 
-/** Shelf names are unique per owner case-insensitively; this is the key they are compared by. */
-export function shelfNameKey(name: string): string {
-  return name.trim().toLowerCase();
-}

@@ -11,6 +11,9 @@ import { GridFsBlobStore } from '../../src/adapters/mongo/grid-fs-blob-store.js'
 import type { StandInLimit } from '../support/mongo-server.js';
 import { MONGO_SERVER_NAMES, mongoLimits, mongoServerKind, mongoTestServer } from '../support/mongo-server.js';
 
+/** A time after every blob a test writes: `keys` then lists them all (the stores stamp writes with the real clock). */
+const aMinuteFromNow = () => new Date(Date.now() + 60_000);
+
 interface OpenBlobStore {
   readonly blobs: BlobStore;
   readonly staging: FsUploadStaging;
@@ -106,7 +109,14 @@ describe.each(FACTORIES)('BlobStore contract ($name)', (factory) => {
     await open.blobs.putBytes('b3.cover', bytes(20, 2));
     await open.blobs.putStaged('b4.book', await stage(bytes(5, 4)));
     expect(await readAll(await open.blobs.read('b3.cover'))).toEqual(bytes(20, 2));
-    expect(await collect(open.blobs.keys())).toEqual(['b3.cover', 'b4.book']);
+    expect(await collect(open.blobs.keys(aMinuteFromNow()))).toEqual(['b3.cover', 'b4.book']);
+  });
+
+  it('lists only the keys of blobs written before the time given', async () => {
+    await open.blobs.putBytes('b6.book', bytes(10));
+    await open.blobs.putStaged('b7.book', await stage(bytes(5, 4)));
+    expect(await collect(open.blobs.keys(new Date(Date.now() - 60_000)))).toEqual([]);
+    expect(await collect(open.blobs.keys(aMinuteFromNow()))).toEqual(['b6.book', 'b7.book']);
   });
 
   it('answers null for absent keys and deletes idempotently', async () => {
@@ -116,7 +126,7 @@ describe.each(FACTORIES)('BlobStore contract ($name)', (factory) => {
     await open.blobs.putBytes('b5.book', bytes(100));
     await open.blobs.delete('b5.book');
     expect(await open.blobs.read('b5.book')).toBeNull();
-    expect(await collect(open.blobs.keys())).toEqual([]);
+    expect(await collect(open.blobs.keys(aMinuteFromNow()))).toEqual([]);
   });
 
   it('refuses keys that are not plain server-made names', async () => {

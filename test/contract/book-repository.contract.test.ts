@@ -146,6 +146,14 @@ function bookRepositoryContract(factory: StoreFactory): void {
       expect(await ids({ q: '"' })).toEqual([]);
     });
 
+    it('takes FTS and regular-expression syntax, quotes and control characters in q literally, never failing', async () => {
+      await books().create(aBook({ id: 'b6', title: 'Say "NEAR" (to* ^me:) OR -you {a|b} $1.', tags: ['ab\u0000cd', 'tab\there'] }));
+      for (const q of ['"near"', '(to*', 'to* ^me:)', 'or -you', '{a|b} $1.', '"', '" (to', 'ab\u0000cd', '\u0000', 'tab\th', 'b\u0000c'])
+        expect(await ids({ q }), JSON.stringify(q)).toEqual(['b6']);
+      for (const q of ['NEAR(a b)', 'say*', '(say', 'say)', '"say', 'dune OR darkness', 'dune AND', 'ab\u0000ce', '\u0001', 'x\u0000', '[', '\\1'])
+        expect(await ids({ q }), JSON.stringify(q)).toEqual([]);
+    });
+
     it('does not match q across two fields', async () => {
       expect(await ids({ q: 'dune frank' })).toEqual([]);
       expect(await ids({ q: 'dunefrank' })).toEqual([]);

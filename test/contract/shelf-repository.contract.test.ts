@@ -65,6 +65,20 @@ function shelfRepositoryContract(factory: StoreFactory): void {
       expect((await shelves().listVisible(BOB.id, true, { page: 1, pageSize: 10 })).total).toBe(1);
     });
 
+    itWhere(factory, 'uniqueIndexes')('compares shelf names after NFC, full case folding and without invisible characters', async () => {
+      const pairs = [['Caf\u00e9', 'Cafe\u0301'], ['Stra\u00dfe', 'STRASSE'], ['Night Reading', 'Night\u200b Reading'],
+        ['\ufb01ction', 'FICTION'], ['\u0399\u03a3\u03a4\u039f\u03a1\u0399\u0391', '\u03b9\u03c3\u03c4\u03bf\u03c1\u03b9\u03b1'],
+        ['Co\u00adop', 'coop'], ['\u2060Poems\ufeff', 'poems'], ['\u1e9ee', 'sse']];
+      for (const [first, second] of pairs) {
+        const kept = aShelf({ owner: ADA, name: first as string });
+        await shelves().create(kept);
+        const error = await shelves().create(aShelf({ owner: ADA, name: second as string })).catch((e: unknown) => e);
+        expect(error, `${first} / ${second}`).toMatchObject({ code: 'shelf_name_taken' });
+        await shelves().create(aShelf({ owner: BOB, name: second as string }));
+      }
+      for (const distinct of ['K\u0131rm\u0131z\u0131', 'Kirmizi', 'Cafe', 'Night  Reading', 'Strase']) await shelves().create(aShelf({ owner: ADA, name: distinct }));
+    });
+
     itWhere(factory, 'uniqueIndexes')('updates name, description, visibility and updatedAt only', async () => {
       const shelf = aShelf({ owner: ADA, name: 'Old', bookIds: ['k1'] });
       await shelves().create(shelf);

@@ -3,7 +3,8 @@ import { appendFile, mkdir, mkdtemp, readdir, rm, writeFile } from 'node:fs/prom
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import { checkStorage, noViolations } from '../../bench/lib/crash-checks.js';
+import { STORAGE_SWEEP_GRACE_MS } from '../../src/application/use-cases/reconcile-book-storage.js';
+import { ageStorage, checkStorage, noViolations } from '../../bench/lib/crash-checks.js';
 import { runCrashCycles } from '../../bench/lib/crash-harness.js';
 import { api, sendUpload, sha256 } from '../../bench/lib/crash-workload.js';
 import { startStacksOn } from '../../bench/lib/source-stacks.js';
@@ -39,6 +40,7 @@ describe('crash consistency (SIGKILL during concurrent writes)', () => {
       expect({ dangling: found.dangling, orphans: found.orphans }).toEqual({ dangling: 1, orphans: 2 });
 
       await server.kill();
+      await ageStorage(dataDir, 2 * STORAGE_SWEEP_GRACE_MS);
       const restarted = await startStacksOn({ dataDir, jwtSecret: randomBytes(48).toString('base64url'), source: 'src' });
       await restarted.stop();
       expect((await readdir(join(dataDir, 'books'))).sort()).toEqual([`${upload.body.id}.book`]);

@@ -108,7 +108,7 @@ export function aWorld(options: WorldOptions = {}) {
     getBookFile: new GetBookFile(books, blobs),
     getBookCover: new GetBookCover(books, blobs),
     uploadBook: new UploadBook(books, staging, blobs, metadata, clock, ids, settings.maxUploadBytes),
-    reconcileBookStorage: new ReconcileBookStorage(books, staging, blobs),
+    reconcileBookStorage: new ReconcileBookStorage(books, staging, blobs, clock),
     listShelves: new ListShelves(shelves),
     createShelf: new CreateShelf(shelves, books, clock, ids),
     getShelf: new GetShelf(shelves),

@@ -103,7 +103,8 @@ export class FsBlobStore implements BlobStore {
     await fsyncDir(this.dir);
   }
 
-  async *keys(): AsyncIterable<string> {
+  /** Keys of files last modified before olderThan (a rename keeps the staged file's time: its last write). */
+  async *keys(olderThan: Date): AsyncIterable<string> {
     let dir;
     try {
       dir = await opendir(this.dir);
@@ -112,7 +113,9 @@ export class FsBlobStore implements BlobStore {
       throw e;
     }
     for await (const entry of dir) {
-      if (entry.isFile() && KEY_PATTERN.test(entry.name) && !entry.name.startsWith('.')) yield entry.name;
+      if (!entry.isFile() || !KEY_PATTERN.test(entry.name) || entry.name.startsWith('.')) continue;
+      const modified = await stat(join(this.dir, entry.name)).then((s) => s.mtimeMs, (e: unknown) => (isMissing(e) ? null : Promise.reject(e)));
+      if (modified !== null && modified < olderThan.getTime()) yield entry.name;
     }
   }
 

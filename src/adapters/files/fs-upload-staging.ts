@@ -1,5 +1,5 @@
 import { createHash, randomBytes } from 'node:crypto';
-import { mkdir, open, readdir, rm } from 'node:fs/promises';
+import { lstat, mkdir, open, readdir, rm } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { StagedFile, UploadStaging } from '../../application/ports.js';
 import { payloadTooLarge } from '../../domain/error-catalogue.js';
@@ -48,7 +48,8 @@ export class FsUploadStaging implements UploadStaging {
     await rm(file.handle, { force: true });
   }
 
-  async clear(): Promise<number> {
+  /** Removes entries last modified before olderThan: younger ones may be uploads still being written. */
+  async clear(olderThan: Date): Promise<number> {
     let names: string[];
     try {
       names = await readdir(this.dir);
@@ -56,8 +57,13 @@ export class FsUploadStaging implements UploadStaging {
       if ((e as NodeJS.ErrnoException).code === 'ENOENT') return 0;
       throw e;
     }
-    await Promise.all(names.map((name) => rm(join(this.dir, name), { recursive: true, force: true })));
-    return names.length;
+    const old = await Promise.all(names.map(async (name) => {
+      const modified = await lstat(join(this.dir, name)).then((s) => s.mtimeMs, () => null);
+      return modified !== null && modified < olderThan.getTime() ? name : null;
+    }));
+    const removed = old.filter((name): name is string => name !== null);
+    await Promise.all(removed.map((name) => rm(join(this.dir, name), { recursive: true, force: true })));
+    return removed.length;
   }
 
   private assertOwn(handle: string): void {

@@ -68,10 +68,24 @@ function parse<T>(schema: ZodType<T> | undefined, value: unknown, location: Requ
 
 const expressPath = (path: string) => path.replace(/\{(\w+)\}/g, ':$1');
 
-/** Mounts the route on the router and registers the same schemas in the OpenAPI registry. */
+/** Who made each request that passed `authenticateFirst`. */
+const callers = new WeakMap<Request, Authenticated>();
+
+/** Checks the token before any body parser runs, so an anonymous client never gets a body read. */
+function authenticateFirst(authenticate: Authenticator): RequestHandler {
+  return async (req, _res, next) => {
+    callers.set(req, await authenticate(req));
+    next();
+  };
+}
+
+/**
+ * Mounts the route on the router and registers the same schemas in the OpenAPI registry. A route with
+ * `auth` authenticates first, then parses its body (JSON here, multipart in the handler).
+ */
 export function mountRoute(router: Router, registry: OpenAPIRegistry, spec: AnyRoute, authenticate: Authenticator): void {
   const handler: RequestHandler = async (req, res) => {
-    const auth = spec.auth ? await authenticate(req) : (undefined as unknown as Authenticated);
+    const auth = callers.get(req) as Authenticated;
     const params = parse(spec.params, req.params, 'path');
     const query = parse(spec.query, req.query, 'query');
     if (spec.body && !req.is('application/json')) throw unsupportedMediaType('application/json');
@@ -80,7 +94,8 @@ export function mountRoute(router: Router, registry: OpenAPIRegistry, spec: AnyR
     await spec.handle({ params, query, body, auth, req, res });
   };
   const parsers = spec.body ? [express.json({ limit: spec.bodyLimit ?? '100kb', strict: true, type: 'application/json' })] : [];
-  router[spec.method](expressPath(spec.path), ...parsers, handler);
+  const guards = spec.auth ? [authenticateFirst(authenticate)] : [];
+  router[spec.method](expressPath(spec.path), ...guards, ...parsers, handler);
   registry.registerPath(openApiOf(spec));
 }
 

@@ -3,6 +3,7 @@ import jwt from 'jsonwebtoken';
 import type { Clock, IdGenerator, IssuedToken, TokenClaims, TokenService } from '../../application/ports.js';
 import type { User } from '../../domain/user.js';
 import { invalidToken } from '../../domain/error-catalogue.js';
+import { TOKEN_CLOCK_TOLERANCE_SECONDS } from '../../domain/token-revocation.js';
 
 export interface JwtTokenServiceOptions {
   readonly secret: string;
@@ -15,7 +16,6 @@ export interface JwtTokenServiceOptions {
 }
 
 const ALGORITHM = 'HS256';
-const CLOCK_TOLERANCE_SECONDS = 30;
 const MAX_TOKEN_LENGTH = 4096;
 const MIN_SECRET_BYTES = 32;
 
@@ -56,7 +56,7 @@ export class JwtTokenService implements TokenService {
         algorithms: [ALGORITHM],
         issuer: this.issuer,
         audience: this.audience,
-        clockTolerance: CLOCK_TOLERANCE_SECONDS,
+        clockTolerance: TOKEN_CLOCK_TOLERANCE_SECONDS,
         clockTimestamp: now,
       });
     } catch {
@@ -66,7 +66,7 @@ export class JwtTokenService implements TokenService {
     const { sub, jti, iat, exp, tv } = payload as Record<string, unknown>;
     if (!isNonEmptyString(sub) || !isNonEmptyString(jti)) throw invalidToken();
     if (!Number.isSafeInteger(exp) || !Number.isSafeInteger(iat) || !Number.isSafeInteger(tv)) throw invalidToken();
-    if ((iat as number) > now + CLOCK_TOLERANCE_SECONDS || (tv as number) < 0) throw invalidToken();
+    if ((iat as number) > now + TOKEN_CLOCK_TOLERANCE_SECONDS || (tv as number) < 0) throw invalidToken();
     return { userId: sub, jti, tokenVersion: tv as number, expiresAt: new Date((exp as number) * 1000) };
   }
 

@@ -2,7 +2,7 @@ import { bookNotFound, shelfNameTaken, shelfNotFound } from '../../domain/error-
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
-import { shelfNameKey } from '../../domain/shelf.js';
+import { shelfNameKey } from '../../domain/shelf-rules.js';
 import type { ShelfRepository, Slice } from '../../application/ports.js';
 import type { ShelfRecord } from './memory-database.js';
 import { compareText, copy, MemoryDatabase } from './memory-database.js';

@@ -23,11 +23,7 @@ export class GridFsBlobStore implements BlobStore {
   private readonly bucket: GridFSBucket;
   private readonly files: string;
 
-  /**
-   * keysGraceMs: `keys()` leaves out files younger than this, so the start-up sweep of one instance
-   * never removes the file of an upload another instance is about to record.
-   */
-  constructor(private readonly db: Db, private readonly options: { bucketName?: string; keysGraceMs?: number } = {}) {
+  constructor(private readonly db: Db, options: { bucketName?: string } = {}) {
     const bucketName = options.bucketName ?? 'fs';
     this.bucket = new GridFSBucket(db, { bucketName });
     this.files = `${bucketName}.files`;
@@ -65,10 +61,12 @@ export class GridFsBlobStore implements BlobStore {
     for (const file of await this.bucket.find({ filename: key }).toArray()) await this.deleteFile(file._id);
   }
 
-  async *keys(): AsyncIterable<string> {
-    const before = new Date(Date.now() - (this.options.keysGraceMs ?? 0));
-    const names = await this.db.collection<GridFSFile>(this.files).distinct('filename', { uploadDate: { $lte: before } });
-    for (const name of names) if (typeof name === 'string' && KEY_PATTERN.test(name)) yield name;
+  /** Keys whose every file was uploaded before olderThan: a key with a newer upload is still being written. */
+  async *keys(olderThan: Date): AsyncIterable<string> {
+    const files = this.db.collection<GridFSFile>(this.files);
+    const recent = new Set(await files.distinct('filename', { uploadDate: { $gte: olderThan } }));
+    const names = await files.distinct('filename', { uploadDate: { $lt: olderThan } });
+    for (const name of names) if (typeof name === 'string' && KEY_PATTERN.test(name) && !recent.has(name)) yield name;
   }
 
   /**

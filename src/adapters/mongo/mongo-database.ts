@@ -91,7 +91,7 @@ export function conflictOrSame(error: unknown, byIndex: Readonly<Record<string, 
   return error;
 }
 
-/** Escapes every regular-expression metacharacter so user text matches literally. */
+/** Escapes every regular-expression metacharacter so user text matches literally; a NUL (which the server refuses in a pattern) as `\x00`. */
 export function escapeRegex(text: string): string {
-  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&');
+  return text.replace(/[\\^$.*+?()[\]{}|/-]/g, '\\$&').replaceAll('\0', '\\x00');
 }

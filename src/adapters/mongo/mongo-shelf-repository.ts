@@ -2,7 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
-import { shelfNameKey } from '../../domain/shelf.js';
+import { shelfNameKey } from '../../domain/shelf-rules.js';
 import type { ShelfRepository, Slice } from '../../application/ports.js';
 import { isDuplicateKey } from './mongo-database.js';
 import { bookNotFound, shelfNameTaken, shelfNotFound } from '../../domain/error-catalogue.js';

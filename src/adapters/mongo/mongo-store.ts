@@ -6,6 +6,7 @@ import { MongoDatabase } from './mongo-database.js';
 import { MongoLoginThrottleRepository } from './mongo-login-throttle-repository.js';
 import { MongoOneTimeCodeRepository } from './mongo-one-time-code-repository.js';
 import { MongoShelfRepository } from './mongo-shelf-repository.js';
+import { rekeyShelfNames } from './mongo-shelf-name-keys.js';
 import { MongoTokenRevocationRepository } from './mongo-token-revocation-repository.js';
 import { MongoUserRepository } from './mongo-user-repository.js';
 
@@ -36,14 +37,12 @@ export class MongoHealthCheck implements HealthCheck {
   }
 }
 
-/** Files younger than this are not offered to the start-up sweep (another instance may be recording them). */
-const BLOB_SWEEP_GRACE_MS = 60 * 60 * 1000;
-
-/** Connects to `url` (`mongodb://` or `mongodb+srv://`, database name in the path), creates the indexes, builds the store. */
-export async function createMongoStore(url: string, options: { serverSelectionTimeoutMS?: number; blobSweepGraceMs?: number } = {}): Promise<MongoStore> {
+/** Connects to `url` (`mongodb://` or `mongodb+srv://`, database name in the path), creates the indexes, rekeys shelf names, builds the store. */
+export async function createMongoStore(url: string, options: { serverSelectionTimeoutMS?: number } = {}): Promise<MongoStore> {
   const database = await MongoDatabase.connect(url, options);
   try {
     await database.ensureIndexes();
+    await rekeyShelfNames(database.db);
   } catch (error) {
     await database.close();
     throw error;
@@ -58,7 +57,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     shelves: new MongoShelfRepository(db),
     oneTimeCodes: new MongoOneTimeCodeRepository(db),
     health: new MongoHealthCheck(database),
-    blobs: new GridFsBlobStore(db, { keysGraceMs: options.blobSweepGraceMs ?? BLOB_SWEEP_GRACE_MS }),
+    blobs: new GridFsBlobStore(db),
     close: () => database.close(),
   };
 }

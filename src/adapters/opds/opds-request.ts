@@ -1,6 +1,6 @@
 import type { Request, Response } from 'express';
 import { pipeline } from 'node:stream/promises';
-import { BOOK_QUERY_MAX_LENGTH, BOOK_SORTS, type BookSort, type BookSortField } from '../../domain/book.js';
+import { BOOK_QUERY_MAX_LENGTH, BOOK_QUERY_PATTERN, BOOK_SORTS, type BookSort, type BookSortField } from '../../domain/book.js';
 import { invalidInput } from '../../domain/error-catalogue.js';
 import type { NotFoundError } from '../../domain/errors.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../../domain/page.js';
@@ -38,11 +38,12 @@ export function sortOf(req: Request, fallback: BookSort): BookSort {
   return { field: field as BookSortField, descending: (raw as string).startsWith('-') };
 }
 
-/** The search terms of `name` (1 to BOOK_QUERY_MAX_LENGTH characters once trimmed). */
+/** The search terms of `name` (1 to BOOK_QUERY_MAX_LENGTH characters once trimmed, no control character). */
 export function searchTermsOf(req: Request, name: 'q' | 'query'): string {
   const raw = req.query[name];
   const terms = typeof raw === 'string' ? raw.trim() : '';
   if (terms === '' || terms.length > BOOK_QUERY_MAX_LENGTH) throw invalid(name, `must be 1-${BOOK_QUERY_MAX_LENGTH} characters`);
+  if (!BOOK_QUERY_PATTERN.test(terms)) throw invalid(name, 'must not contain control characters');
   return terms;
 }
 

@@ -1,10 +1,13 @@
 import type { Database } from 'better-sqlite3';
+import { rekeyedShelfNames, type StoredShelfName } from '../../domain/shelf-rules.js';
 
 /** One schema step; versions ascend and are never edited once released. */
 export interface Migration {
   readonly version: number;
   readonly name: string;
   readonly sql: string;
+  /** Work SQL cannot do, run after `sql` in the same transaction. */
+  readonly run?: (db: Database) => void;
 }
 
 const INITIAL_SCHEMA = `
@@ -142,10 +145,25 @@ CREATE TABLE one_time_codes (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_
 CREATE INDEX one_time_codes_expiry ON one_time_codes (expires_at);
 `;
 
+/**
+ * Shelf name keys by the current rule (NFC, full case folding, no invisible characters); a shelf whose
+ * name now collides with an older one of its owner's is renamed. Every changed row first takes a
+ * placeholder key, so no row meets another's old key on the way.
+ */
+function rekeyShelfNames(db: Database): void {
+  const shelves = db.prepare('SELECT id, owner_id AS ownerId, name, name_key AS nameKey FROM shelves ORDER BY created_at, id').all() as StoredShelfName[];
+  const changes = rekeyedShelfNames(shelves);
+  const placeholder = db.prepare("UPDATE shelves SET name_key = char(30) || id WHERE id = ?");
+  const update = db.prepare('UPDATE shelves SET name = ?, name_key = ? WHERE id = ?');
+  for (const id of changes.keys()) placeholder.run(id);
+  for (const [id, { name, nameKey }] of changes) update.run(name, nameKey, id);
+}
+
 /** The schema history, oldest first. Append new steps; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'one-time codes', sql: ONE_TIME_CODES },
+  { version: 3, name: 'shelf name keys by NFC and full case folding', sql: '', run: rekeyShelfNames },
 ];
 
 /** Applies, each in its own transaction, every migration newer than the database. Returns the versions applied. */
@@ -165,6 +183,7 @@ export function runMigrations(db: Database, migrations: readonly Migration[] = M
     const ran = db.transaction(() => {
       if (done.get(migration.version)) return false; // another process got there first
       db.exec(migration.sql);
+      migration.run?.(db);
       record.run(migration.version, migration.name, new Date().toISOString());
       return true;
     }).immediate();

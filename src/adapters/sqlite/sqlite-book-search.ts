@@ -5,7 +5,10 @@ import type { Slice } from '../../application/ports.js';
 import type { BookRow } from './sqlite-book-rows.js';
 import { BOOK_COLUMNS, toBook } from './sqlite-book-rows.js';
 
-/** The FTS5 trigram index answers substrings of at least this many characters; shorter ones scan. */
+/**
+ * The FTS5 trigram index answers substrings of at least this many characters; shorter ones, and any
+ * holding a NUL (which ends an FTS5 query string), scan with instr, which compares every byte.
+ */
 const TRIGRAM = 3;
 /** Above this many matches a page is found by walking the sort index, not by sorting every match. */
 const DENSE = 500;
@@ -33,13 +36,13 @@ export class SqliteBookSearch {
     const where: string[] = [];
     let ftsOnly = false;
     if (q !== undefined) {
-      if ([...q].length >= TRIGRAM) {
+      if ([...q].length >= TRIGRAM && !q.includes('\0')) {
         where.push('books.seq IN (SELECT rowid FROM book_search WHERE book_search MATCH @match)');
         params.match = `"${q.replaceAll('"', '""')}"`;
         ftsOnly = true;
       } else {
-        where.push("search_text LIKE @like ESCAPE '\\'");
-        params.like = `%${q.replace(/[\\%_]/g, '\\$&')}%`;
+        where.push('instr(search_text, @needle) > 0');
+        params.needle = q;
       }
     }
     if (query.author !== undefined) {
@@ -68,7 +71,7 @@ export class SqliteBookSearch {
       const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
       const order = orderBy(sort);
       // Every sort index holds the sort keys, the id and the rowid, so only the format filter needs the row.
-      const indexable = where.every((clause) => !clause.startsWith('format') && !clause.startsWith('search_text'));
+      const indexable = where.every((clause) => !clause.startsWith('format') && !clause.startsWith('instr'));
       prepared = {
         sparse: this.db.prepare(`SELECT ${BOOK_COLUMNS} FROM books ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`),
         dense: indexable

@@ -3,7 +3,7 @@ import { bookNotFound, shelfNameTaken, shelfNotFound } from '../../domain/error-
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
-import { shelfNameKey } from '../../domain/shelf.js';
+import { shelfNameKey } from '../../domain/shelf-rules.js';
 import type { ShelfRepository, Slice } from '../../application/ports.js';
 import { fromMillis, isForeignKeyViolation, isUniqueViolation, toMillis } from './sqlite-database.js';
 

@@ -1,5 +1,14 @@
 import { bookIdOfBlobKey } from '../../domain/book-file-name.js';
-import type { BlobStore, BookRepository, UploadStaging } from '../ports.js';
+import type { BlobStore, BookRepository, Clock, UploadStaging } from '../ports.js';
+
+/**
+ * How old a temp file or a record-less blob must be before housekeeping removes it: twice the HTTP
+ * request timeout (30 minutes), so an upload or import still in flight, here or in another process
+ * sharing the storage, is never swept from under the writer about to record it.
+ */
+export const STORAGE_SWEEP_GRACE_MS = 60 * 60 * 1000;
+/** Blob keys whose records are looked up in one query. */
+const BATCH = 500;
 
 export interface ReconcileReport {
   /** Temp files of uploads that never finished. */
@@ -9,25 +18,41 @@ export interface ReconcileReport {
   readonly blobsKept: number;
 }
 
-/** Start-up sweep after a crash: removes temp files and blobs without a book record. */
+/** Start-up sweep after a crash: removes old temp files and old blobs without a book record. */
 export class ReconcileBookStorage {
   constructor(
     private readonly books: BookRepository,
     private readonly staging: UploadStaging,
     private readonly blobs: BlobStore,
+    private readonly clock: Clock,
   ) {}
 
-  /** Runs before the service accepts uploads, so no upload is in flight. */
+  /** Safe while uploads run: only what is older than STORAGE_SWEEP_GRACE_MS is considered. */
   async execute(): Promise<ReconcileReport> {
-    const tempFilesRemoved = await this.staging.clear();
-    const orphans: string[] = [];
+    const olderThan = new Date(this.clock.now().getTime() - STORAGE_SWEEP_GRACE_MS);
+    const tempFilesRemoved = await this.staging.clear(olderThan);
+    let batch: string[] = [];
+    let orphanBlobsRemoved = 0;
     let blobsKept = 0;
-    for await (const key of this.blobs.keys()) {
-      const id = bookIdOfBlobKey(key);
-      if (id !== null && !(await this.books.existingIds([id])).has(id)) orphans.push(key);
-      else blobsKept += 1;
+    const sweep = async () => {
+      const orphans = await this.orphansOf(batch);
+      for (const key of orphans) await this.blobs.delete(key);
+      orphanBlobsRemoved += orphans.length;
+      blobsKept += batch.length - orphans.length;
+      batch = [];
+    };
+    for await (const key of this.blobs.keys(olderThan)) {
+      batch.push(key);
+      if (batch.length === BATCH) await sweep();
     }
-    for (const key of orphans) await this.blobs.delete(key);
-    return { tempFilesRemoved, orphanBlobsRemoved: orphans.length, blobsKept };
+    await sweep();
+    return { tempFilesRemoved, orphanBlobsRemoved, blobsKept };
+  }
+
+  /** The keys of book files and covers whose book has no record; other keys are never touched. */
+  private async orphansOf(keys: readonly string[]): Promise<string[]> {
+    const ids = keys.map((key) => bookIdOfBlobKey(key));
+    const existing = await this.books.existingIds([...new Set(ids.filter((id): id is string => id !== null))]);
+    return keys.filter((_, i) => ids[i] !== null && !existing.has(ids[i] as string));
   }
 }

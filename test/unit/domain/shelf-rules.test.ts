@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { ValidationError } from '../../../src/domain/errors.js';
 import {
-  assertShelfBookList, normalizeShelfDescription, normalizeShelfName, repeatedIdIndexes, SHELF_BOOKS_MAX, unknownBookIdsError,
+  assertShelfBookList, normalizeShelfDescription, normalizeShelfName, rekeyedShelfNames, repeatedIdIndexes, SHELF_BOOKS_MAX, shelfNameKey, unknownBookIdsError,
 } from '../../../src/domain/shelf-rules.js';
 
 const thrown = (work: () => unknown): ValidationError => {
@@ -28,6 +28,52 @@ describe('shelf rules', () => {
       expect(error.code).toBe('validation_failed');
       expect(error.errors).toEqual([expect.objectContaining({ field: 'name' })]);
     }
+  });
+
+  it('refuses a name that shows nothing once invisible characters are gone', () => {
+    for (const bad of ['\u200b', ' \u200d\u2060 ', '\u00ad', '\ufe0f']) {
+      expect(thrown(() => normalizeShelfName(bad)).errors).toEqual([{ field: 'name', message: 'must hold a visible character' }]);
+    }
+    expect(normalizeShelfName('Night\u200b Reading')).toBe('Night\u200b Reading');
+  });
+
+  it('keys names by full case folding, as CaseFolding.txt maps them (statuses C and F)', () => {
+    const folds: [string, string][] = [
+      ['ABC', 'abc'], ['\u00df', 'ss'], ['\u1e9e', 'ss'], ['\u017f', 's'], ['\ufb01', 'fi'], ['\ufb05', 'st'], ['\u0149', '\u02bcn'],
+      ['\u03c2', '\u03c3'], ['\u03a3', '\u03c3'], ['\u1fb3', '\u03b1\u03b9'], ['\u0345', '\u03b9'], ['\u03d0', '\u03b2'],
+      ['\u212a', 'k'], ['\u2126', '\u03c9'], ['\u01c5', '\u01c6'], ['\u0130', 'i\u0307'], ['\u00b5', '\u03bc'],
+      ['\u13a0', '\u13a0'], ['\uab70', '\u13a0'], ['\u0390', '\u0390'], ['\u{10400}', '\u{10428}'], ['\u0131', '\u0131'],
+    ];
+    for (const [text, folded] of folds) expect(shelfNameKey(text), text).toBe(shelfNameKey(folded));
+    expect(shelfNameKey('\u00df')).toBe('ss');
+    expect(shelfNameKey('\u0130')).toBe('i\u0307');
+  });
+
+  it('keys names after NFC, without invisible characters and outer spaces; keeps what differs visibly apart', () => {
+    expect(shelfNameKey('Cafe\u0301')).toBe(shelfNameKey('Caf\u00e9'));
+    expect(shelfNameKey('\ufeff Night\u200b Rea\u00adding\u2060 ')).toBe('night reading');
+    expect(shelfNameKey('\u{1F468}\u200d\u{1F469}')).toBe('\u{1F468}\u{1F469}');
+    for (const [a, b] of [['\u0131', 'i'], ['Night  Reading', 'Night Reading'], ['Cafe', 'Caf\u00e9'], ['\uff21', 'a']]) {
+      expect(shelfNameKey(a as string), `${a} / ${b}`).not.toBe(shelfNameKey(b as string));
+    }
+  });
+
+  it('rekeys stored shelves oldest first, renaming a later one whose name now collides with an older one of its owner', () => {
+    const stored = (id: string, ownerId: string, name: string) => ({ id, ownerId, name, nameKey: name.trim().toLowerCase() });
+    const long = `${'x'.repeat(99)}\u00df`;
+    const changes = rekeyedShelfNames([
+      stored('s1', 'ada', 'STRASSE'), stored('s2', 'ada', 'Stra\u00dfe'), stored('s3', 'ada', 'strasse (2)'), stored('s4', 'ada', 'Strasse'),
+      stored('s5', 'bob', 'Stra\u00dfe'), stored('s6', 'ada', 'plain'), stored('s7', 'ada', long), stored('s8', 'ada', `${'x'.repeat(99)}SS`),
+    ]);
+    expect(Object.fromEntries(changes)).toEqual({
+      s2: { name: 'Stra\u00dfe (2)', nameKey: 'strasse (2)' },
+      s3: { name: 'strasse (2) (2)', nameKey: 'strasse (2) (2)' },
+      s4: { name: 'Strasse (3)', nameKey: 'strasse (3)' },
+      s5: { name: 'Stra\u00dfe', nameKey: 'strasse' },
+      s7: { name: long, nameKey: `${'x'.repeat(99)}ss` },
+      s8: { name: `${'x'.repeat(96)} (2)`, nameKey: `${'x'.repeat(96)} (2)` },
+    });
+    expect(rekeyedShelfNames([stored('s1', 'ada', 'plain'), { id: 's2', ownerId: 'ada', name: 'Stra\u00dfe', nameKey: 'strasse' }]).size).toBe(0);
   });
 
   it('trims descriptions, turns blank into null and caps the length', () => {

@@ -1,4 +1,4 @@
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
@@ -113,15 +113,19 @@ describe('FsBlobStore', () => {
     expect(readdirSync(dataDir).sort()).toEqual(['books', 'tmp']);
   });
 
-  it('lists stored keys and skips anything that is not a blob', async () => {
-    const none: string[] = [];
-    for await (const key of store.keys()) none.push(key);
-    expect(none).toEqual([]);
-    for (const key of ['k1.book', 'k1.cover', 'K2_x-y.book']) await store.putBytes(key, Buffer.from(key));
+  it('lists stored keys last written before the time given, and skips anything that is not a blob', async () => {
+    const cutOff = new Date('2026-11-22T10:00:00.000Z');
+    const keysBefore = async (at: Date) => {
+      const listed: string[] = [];
+      for await (const key of store.keys(at)) listed.push(key);
+      return listed.sort();
+    };
+    expect(await keysBefore(cutOff)).toEqual([]);
+    for (const key of ['k1.book', 'k1.cover', 'K2_x-y.book', 'young.book']) await store.putBytes(key, Buffer.from(key));
+    for (const key of ['k1.book', 'k1.cover', 'K2_x-y.book']) utimesSync(join(books(), key), new Date(cutOff.getTime() - 1000), new Date(cutOff.getTime() - 1000));
+    utimesSync(join(books(), 'young.book'), cutOff, cutOff);
     writeFileSync(join(books(), '.stray.tmp'), 'x');
     mkdirSync(join(books(), 'subdir'));
-    const listed: string[] = [];
-    for await (const key of store.keys()) listed.push(key);
-    expect(listed.sort()).toEqual(['K2_x-y.book', 'k1.book', 'k1.cover']);
+    expect(await keysBefore(cutOff)).toEqual(['K2_x-y.book', 'k1.book', 'k1.cover']);
   });
 });

@@ -1,7 +1,7 @@
 import { createHash } from 'node:crypto';
-import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync, utimesSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { basename, join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { FsUploadStaging } from '../../../src/adapters/files/fs-upload-staging.js';
 import { TooLargeError } from '../../../src/domain/errors.js';
@@ -124,12 +124,18 @@ describe('FsUploadStaging', () => {
     expect(readFileSync(outside, 'utf8')).toBe('x');
   });
 
-  it('clears every temp file and says how many', async () => {
-    expect(await staging.clear()).toBe(0); // no temp dir yet
-    await staging.stage(source(1, 10).iterable, 100);
-    await staging.stage(source(1, 10).iterable, 100);
+  it('clears the temp files last written before the time given and says how many', async () => {
+    const cutOff = new Date('2026-11-22T10:00:00.000Z');
+    const before = new Date(cutOff.getTime() - 1000);
+    expect(await staging.clear(cutOff)).toBe(0); // no temp dir yet
+    const first = await staging.stage(source(1, 10).iterable, 100);
+    const second = await staging.stage(source(1, 10).iterable, 100);
     writeFileSync(join(tmp(), 'leftover.blob'), 'x');
-    expect(await staging.clear()).toBe(3);
+    for (const path of [first.handle, join(tmp(), 'leftover.blob')]) utimesSync(path, before, before);
+    utimesSync(second.handle, cutOff, cutOff);
+    expect(await staging.clear(cutOff)).toBe(2);
+    expect(tmpFiles()).toEqual([basename(second.handle)]);
+    expect(await staging.clear(new Date(cutOff.getTime() + 1))).toBe(1);
     expect(tmpFiles()).toEqual([]);
   });
 });

@@ -14,6 +14,13 @@ describe('Mongo book filter', () => {
     expect(new RegExp(escapeRegex('a.c')).test('abc')).toBe(false);
   });
 
+  it('writes a NUL as \\x00, since MongoDB refuses a pattern holding a NUL byte', () => {
+    const pattern = escapeRegex('ab\u0000c.d');
+    expect(pattern).not.toContain('\u0000');
+    expect(new RegExp(pattern).test('xab\u0000c.dx')).toBe(true);
+    expect(new RegExp(pattern).test('abc.d')).toBe(false);
+  });
+
   it('searches the lower-cased search text for a lower-cased, length-capped q', () => {
     const filter = filterFor(query({ q: `ÉLAN ${'x'.repeat(500)}` })) as { searchText: { $regex: string; $options: string } };
     expect(filter.searchText.$options).toBe('i');

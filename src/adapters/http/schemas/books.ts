@@ -1,4 +1,4 @@
-import { BOOK_FORMATS, BOOK_QUERY_MAX_LENGTH, BOOK_SORTS, type BookSort, type BookSortField } from '../../../domain/book.js';
+import { BOOK_FORMATS, BOOK_QUERY_MAX_LENGTH, BOOK_QUERY_PATTERN, BOOK_SORTS, type BookSort, type BookSortField } from '../../../domain/book.js';
 import { BOOK_FIELD_LIMITS as L, isPartialDate } from '../../../domain/book-metadata.js';
 import { z } from '../zod.js';
 import { idParam, listOf, pageQuery, timestamp } from './common.js';
@@ -43,7 +43,7 @@ const toBookSort = (sort: string): BookSort => ({ field: sort.replace(/^-/, '') 
 
 export const BookListQuery = z
   .object({
-    q: z.string().max(BOOK_QUERY_MAX_LENGTH).optional().openapi({ description: 'Case-insensitive match on title, authors, tags and series' }),
+    q: z.string().max(BOOK_QUERY_MAX_LENGTH).regex(BOOK_QUERY_PATTERN, 'must not contain control characters').optional().openapi({ description: 'Case-insensitive match on title, authors, tags and series' }),
     author: z.string().min(1).max(L.author).optional().openapi({ description: 'Exact author, case-insensitive' }),
     tag: z.string().min(1).max(L.tag).optional().openapi({ description: 'Exact tag, case-insensitive' }),
     format: z.enum(BOOK_FORMATS).optional(),

@@ -1,0 +1,7 @@
+/** How far past its `exp` (and how far before its `iat`) a token is still accepted, for clocks that disagree a little. */
+export const TOKEN_CLOCK_TOLERANCE_SECONDS = 30;
+
+/** Until when a revoked token must stay denied: its expiry plus the clock tolerance that still accepts it. */
+export function revokedUntil(tokenExpiresAt: Date): Date {
+  return new Date(tokenExpiresAt.getTime() + TOKEN_CLOCK_TOLERANCE_SECONDS * 1000);
+}
