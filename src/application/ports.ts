@@ -1,8 +1,9 @@
 import type { Book, BookFormat, BookMetadata, BookQuery } from '../domain/book.js';
+import type { MetadataPatch } from '../domain/book-metadata.js';
 import type { ThrottleCounter, ThrottlePolicy } from '../domain/login-throttle.js';
 import type { PageRequest } from '../domain/page.js';
 import type { Shelf } from '../domain/shelf.js';
-import type { OidcIdentity, User } from '../domain/user.js';
+import type { AccessChange, OidcIdentity, User } from '../domain/user.js';
 
 /** A slice of a paged query: the items of one page and the total across all pages. */
 export interface Slice<T> {
@@ -10,12 +11,25 @@ export interface Slice<T> {
   readonly total: number;
 }
 
+/** A change of a shelf's details; absent fields stay as stored. */
+export interface ShelfDetailsPatch {
+  readonly name?: string;
+  readonly description?: string | null;
+  readonly isPublic?: boolean;
+}
+
 export interface UserRepository {
   /** Inserts; throws ConflictError `username_already_exists` / `email_already_exists`. */
   create(user: User): Promise<void>;
-  /** Replaces the stored user with the same id; throws ConflictError on unique fields. */
-  update(user: User): Promise<void>;
-  /** Removes the user; returns false when there was none. */
+  /** Sets the password hash and bumps the token version in one atomic write; null when there is no such user. */
+  setPassword(id: string, passwordHash: string, updatedAt: Date): Promise<User | null>;
+  /**
+   * Atomically changes roles and/or the disabled flag; disabling bumps the token version (tokens stay
+   * revoked after re-enabling). Throws ConflictError `last_admin`, in the same atomic step, when no
+   * active admin would remain. Null when there is no such user.
+   */
+  updateAccess(id: string, change: AccessChange, updatedAt: Date): Promise<User | null>;
+  /** Removes the user; false when there was none; throws ConflictError `last_admin` (same atomic step) for the last active admin. */
   delete(id: string): Promise<boolean>;
   findById(id: string): Promise<User | null>;
   /** Case-insensitive username match. */
@@ -58,7 +72,8 @@ export interface LoginThrottleRepository {
 export interface BookRepository {
   /** Inserts; throws ConflictError `duplicate_book` (extra `book_id`) on an existing SHA-256. */
   create(book: Book): Promise<void>;
-  update(book: Book): Promise<void>;
+  /** Applies a normalised metadata patch and updatedAt atomically (no concurrent edit is lost); null when absent. */
+  updateMetadata(id: string, patch: MetadataPatch, updatedAt: Date): Promise<Book | null>;
   delete(id: string): Promise<boolean>;
   findById(id: string): Promise<Book | null>;
   findBySha256(sha256: string): Promise<Book | null>;
@@ -72,8 +87,8 @@ export interface BookRepository {
 export interface ShelfRepository {
   /** Inserts with its ordered book ids; throws ConflictError `shelf_name_taken`. */
   create(shelf: Shelf): Promise<void>;
-  /** Saves name, description, visibility and updatedAt; throws ConflictError `shelf_name_taken`. */
-  updateDetails(shelf: Shelf): Promise<void>;
+  /** Sets only the given details and updatedAt, atomically; false when absent; throws ConflictError `shelf_name_taken`. */
+  updateDetails(id: string, patch: ShelfDetailsPatch, updatedAt: Date): Promise<boolean>;
   /** Replaces the whole ordered membership. */
   replaceBooks(shelfId: string, bookIds: readonly string[], updatedAt: Date): Promise<void>;
   /** Appends at the end; no-op (false) when already there. Cost does not grow with the shelf. */

@@ -18,7 +18,7 @@ export interface User {
   readonly authProvider: AuthProvider;
   readonly oidc: OidcIdentity | null;
   readonly disabled: boolean;
-  /** Bumped to revoke every token issued before (password change). */
+  /** Bumped to revoke every token issued before (password change, disabling). */
   readonly tokenVersion: number;
   readonly createdAt: Date;
   readonly updatedAt: Date;
@@ -69,5 +69,27 @@ export function newLocalUser(input: NewLocalUser): User {
     tokenVersion: 0,
     createdAt: input.now,
     updatedAt: input.now,
+  };
+}
+
+/** A change of what an account may do; absent fields stay as they are. */
+export interface AccessChange {
+  readonly roles?: readonly RoleName[];
+  readonly disabled?: boolean;
+}
+
+/** Whether the account acts as an admin now: enabled and holding the admin role. */
+export function isActiveAdmin(user: Pick<User, 'roles' | 'disabled'>): boolean {
+  return !user.disabled && user.roles.includes('admin');
+}
+
+/** The account after an access change; disabling bumps the token version, so its tokens stay revoked. */
+export function withAccess(user: User, change: AccessChange, updatedAt: Date): User {
+  return {
+    ...user,
+    roles: change.roles ? [...new Set(change.roles)] : user.roles,
+    disabled: change.disabled ?? user.disabled,
+    tokenVersion: change.disabled === true ? user.tokenVersion + 1 : user.tokenVersion,
+    updatedAt,
   };
 }

@@ -79,17 +79,41 @@ function shelfRepositoryContract(factory: StoreFactory): void {
       for (const distinct of ['K\u0131rm\u0131z\u0131', 'Kirmizi', 'Cafe', 'Night  Reading', 'Strase']) await shelves().create(aShelf({ owner: ADA, name: distinct }));
     });
 
-    itWhere(factory, 'uniqueIndexes')('updates name, description, visibility and updatedAt only', async () => {
-      const shelf = aShelf({ owner: ADA, name: 'Old', bookIds: ['k1'] });
+    itWhere(factory, 'uniqueIndexes')('updates only the given details and updatedAt, keeping names unique', async () => {
+      const shelf = aShelf({ owner: ADA, name: 'Old', description: 'kept', bookIds: ['k1'] });
       await shelves().create(shelf);
       await shelves().create(aShelf({ owner: ADA, name: 'Taken' }));
-      const changed: Shelf = { ...shelf, name: 'New', description: 'now described', isPublic: true, updatedAt: instant(900) };
-      await shelves().updateDetails({ ...changed, bookIds: [], bookCount: 0, createdAt: instant(0), owner: BOB });
-      expect(await shelves().findById(shelf.id)).toEqual(changed);
-      await shelves().updateDetails({ ...changed, name: 'NEW' });
-      await expect(shelves().updateDetails({ ...changed, name: 'taken' })).rejects.toMatchObject({ code: 'shelf_name_taken' });
+      expect(await shelves().updateDetails(shelf.id, { name: 'New', isPublic: true }, instant(900))).toBe(true);
+      expect(await shelves().findById(shelf.id)).toEqual({ ...shelf, name: 'New', isPublic: true, updatedAt: instant(900) });
+      expect(await shelves().updateDetails(shelf.id, { description: null }, instant(901))).toBe(true);
+      expect(await shelves().findById(shelf.id)).toEqual({ ...shelf, name: 'New', description: null, isPublic: true, updatedAt: instant(901) });
+      await shelves().updateDetails(shelf.id, { name: 'NEW' }, instant(902));
+      await expect(shelves().updateDetails(shelf.id, { name: 'taken' }, instant(903))).rejects.toMatchObject({ code: 'shelf_name_taken' });
       expect((await shelves().findById(shelf.id))?.name).toBe('NEW');
       await shelves().create(aShelf({ owner: ADA, name: 'Old' }));
+      expect(await shelves().updateDetails('missing', { name: 'Ghost' }, instant(904))).toBe(false);
+      expect(await shelves().findById('missing')).toBeNull();
+    });
+
+    it('keeps a detail changed between another writer\'s read and its write', async () => {
+      const shelf = aShelf({ owner: ADA, name: 'Before', isPublic: false, bookIds: ['k1'] });
+      await shelves().create(shelf);
+      const read = await shelves().findById(shelf.id);
+      await shelves().updateDetails(shelf.id, { isPublic: true }, instant(910));
+      await shelves().updateDetails(shelf.id, { name: 'After' }, instant(911));
+      expect(await shelves().findById(shelf.id)).toEqual({ ...read, name: 'After', isPublic: true, updatedAt: instant(911) });
+    });
+
+    it('keeps both of two detail changes sent at once, for each of 20 shelves', async () => {
+      const twenty = Array.from({ length: 20 }, (_, i) => aShelf({ owner: ADA, name: `Shelf ${i}`, isPublic: false }));
+      for (const shelf of twenty) await shelves().create(shelf);
+      await Promise.all(twenty.flatMap((shelf, i) => [
+        shelves().updateDetails(shelf.id, { name: `Renamed ${i}` }, instant(920)),
+        shelves().updateDetails(shelf.id, { isPublic: true }, instant(920)),
+      ]));
+      for (const [i, shelf] of twenty.entries()) {
+        expect(await shelves().findById(shelf.id)).toMatchObject({ name: `Renamed ${i}`, isPublic: true });
+      }
     });
 
     it('deletes a shelf but not its books, and frees its name', async () => {

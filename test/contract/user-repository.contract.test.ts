@@ -59,26 +59,93 @@ function userRepositoryContract(factory: StoreFactory): void {
     expect(await users().count()).toBe(4);
   });
 
-  itWhere(factory, 'uniqueIndexes')('updates every field and keeps the unique rules on update', async () => {
-    const user = aUser();
-    const other = aUser({ username: 'taken', email: 'taken@example.test' });
-    await users().create(user);
-    await users().create(other);
-    const changed = { ...user, username: 'Renamed', passwordHash: null, roles: ['reader' as const], disabled: true,
-      tokenVersion: 3, authProvider: 'oidc' as const, oidc: { issuer: 'i', subject: 's' }, updatedAt: instant(999) };
-    await users().update(changed);
-    expect(await users().findById(user.id)).toEqual(changed);
-    expect(await users().findByUsername(user.username)).toBeNull();
-    await users().update({ ...changed, username: 'RENAMED' });
-    await expect(users().update({ ...changed, username: 'TAKEN' })).rejects.toMatchObject({ code: 'username_already_exists' });
-    await expect(users().update({ ...changed, email: 'taken@example.test' })).rejects.toMatchObject({ code: 'email_already_exists' });
-    expect((await users().findById(user.id))?.username).toBe('RENAMED');
+  describe('targeted writes', () => {
+    it('sets a password and bumps the token version in one write, returning the stored user', async () => {
+      const user = aUser({ tokenVersion: 2 });
+      await users().create(user);
+      const updated = await users().setPassword(user.id, 'new-hash', instant(700));
+      expect(updated).toEqual({ ...user, passwordHash: 'new-hash', tokenVersion: 3, updatedAt: instant(700) });
+      expect(await users().findById(user.id)).toEqual(updated);
+      expect(await users().setPassword('ghost', 'h', instant(700))).toBeNull();
+      expect(await users().findById('ghost')).toBeNull();
+    });
+
+    it('changes roles (without repeats) and the disabled flag; disabling bumps the token version, enabling does not', async () => {
+      const user = aUser({ roles: ['user'] });
+      await users().create(user);
+      const disabled = await users().updateAccess(user.id, { roles: ['reader', 'reader'], disabled: true }, instant(701));
+      expect(disabled).toEqual({ ...user, roles: ['reader'], disabled: true, tokenVersion: 1, updatedAt: instant(701) });
+      const enabled = await users().updateAccess(user.id, { disabled: false }, instant(702));
+      expect(enabled).toEqual({ ...user, roles: ['reader'], disabled: false, tokenVersion: 1, updatedAt: instant(702) });
+      expect(await users().findById(user.id)).toEqual(enabled);
+      expect(await users().updateAccess('ghost', { disabled: true }, instant(703))).toBeNull();
+    });
+
+    it('keeps a disable that lands between a password writer\'s read and its write', async () => {
+      const user = aUser({ roles: ['user'] });
+      await users().create(user);
+      const read = await users().findById(user.id);
+      await users().updateAccess(user.id, { disabled: true, roles: ['reader'] }, instant(710));
+      await users().setPassword(user.id, 'hash-from-a-stale-read', instant(711));
+      expect(await users().findById(user.id)).toEqual({ ...read, passwordHash: 'hash-from-a-stale-read', roles: ['reader'],
+        disabled: true, tokenVersion: 2, updatedAt: instant(711) });
+    });
+
+    it('keeps a password change that lands between an access writer\'s read and its write', async () => {
+      const user = aUser({ roles: ['user'] });
+      await users().create(user);
+      const read = await users().findById(user.id);
+      await users().setPassword(user.id, 'newer-hash', instant(720));
+      await users().updateAccess(user.id, { roles: ['reader'] }, instant(721));
+      expect(await users().findById(user.id)).toEqual({ ...read, passwordHash: 'newer-hash', roles: ['reader'], tokenVersion: 1,
+        updatedAt: instant(721) });
+    });
   });
 
-  it('does not create a user when updating an unknown id', async () => {
-    await users().update(aUser({ id: 'ghost' }));
-    expect(await users().findById('ghost')).toBeNull();
-    expect(await users().count()).toBe(0);
+  describe('the last active admin', () => {
+    it('refuses to demote, disable or delete the last active admin with last_admin, changing nothing', async () => {
+      const only = aUser({ roles: ['admin'] });
+      await users().create(only);
+      await users().create(aUser({ roles: ['admin'], disabled: true }));
+      await expect(users().updateAccess(only.id, { roles: ['user'] }, instant(730))).rejects.toMatchObject({ code: 'last_admin' });
+      await expect(users().updateAccess(only.id, { disabled: true }, instant(730))).rejects.toMatchObject({ code: 'last_admin' });
+      await expect(users().delete(only.id)).rejects.toMatchObject({ code: 'last_admin' });
+      expect(await users().findById(only.id)).toEqual(only);
+    });
+
+    it('lets an admin go once another active admin exists, and always lets a non-admin or disabled admin go', async () => {
+      const first = aUser({ roles: ['admin'] });
+      const second = aUser({ roles: ['user', 'admin'] });
+      const dormant = aUser({ roles: ['admin'], disabled: true });
+      for (const u of [first, second, dormant]) await users().create(u);
+      expect((await users().updateAccess(first.id, { roles: ['user'] }, instant(740)))?.roles).toEqual(['user']);
+      expect(await users().updateAccess(first.id, { disabled: true }, instant(741))).toMatchObject({ disabled: true });
+      expect(await users().delete(dormant.id)).toBe(true);
+      expect(await users().delete(first.id)).toBe(true);
+      await expect(users().delete(second.id)).rejects.toMatchObject({ code: 'last_admin' });
+    });
+
+    itWhere(factory, 'transactions')('lets only one of two concurrent demotions of the last two admins through', async () => {
+      const [a, b] = [aUser({ roles: ['admin'] }), aUser({ roles: ['admin'] })];
+      for (const u of [a, b]) await users().create(u);
+      const results = await Promise.allSettled([
+        users().updateAccess(a.id, { roles: ['user'] }, instant(750)),
+        users().updateAccess(b.id, { disabled: true }, instant(750)),
+      ]);
+      expect(results.map((r) => r.status).sort()).toEqual(['fulfilled', 'rejected']);
+      expect(results.find((r) => r.status === 'rejected')).toMatchObject({ reason: { code: 'last_admin' } });
+      const remaining = [await users().findById(a.id), await users().findById(b.id)];
+      expect(remaining.filter((u) => u && !u.disabled && u.roles.includes('admin'))).toHaveLength(1);
+    });
+
+    itWhere(factory, 'transactions')('lets only one of a concurrent delete and demotion of the last two admins through', async () => {
+      const [a, b] = [aUser({ roles: ['admin'] }), aUser({ roles: ['admin'] })];
+      for (const u of [a, b]) await users().create(u);
+      const results = await Promise.allSettled([users().delete(a.id), users().updateAccess(b.id, { roles: ['reader'] }, instant(760))]);
+      expect(results.filter((r) => r.status === 'rejected')).toMatchObject([{ reason: { code: 'last_admin' } }]);
+      const remaining = [await users().findById(a.id), await users().findById(b.id)];
+      expect(remaining.filter((u) => u && !u.disabled && u.roles.includes('admin'))).toHaveLength(1);
+    });
   });
 
   it('deletes a user, freeing its username and e-mail', async () => {

@@ -67,11 +67,13 @@ describe('admin user management', () => {
     expect((await as(t.app, admin).patch(`/api/users/${alice.user.id}`, {})).status).toBe(422);
   });
 
-  it('disabling an account ends its sessions at once; enabling restores them', async () => {
+  it('disabling an account ends its sessions at once and for good; after enabling, a new login works', async () => {
     await as(t.app, admin).patch(`/api/users/${alice.user.id}`, { disabled: true }).expect(200);
     expect((await as(t.app, alice).get('/api/auth/me')).status).toBe(401);
     await as(t.app, admin).patch(`/api/users/${alice.user.id}`, { disabled: false }).expect(200);
-    expect((await as(t.app, alice).get('/api/auth/me')).status).toBe(200);
+    expect((await as(t.app, alice).get('/api/auth/me')).status).toBe(401);
+    const login = await request(t.app).post('/api/auth/login').send({ username: 'alice', password: 'correct horse battery' }).expect(200);
+    expect((await request(t.app).get('/api/auth/me').set(bearer(login.body.access_token))).status).toBe(200);
   });
 
   it('deleting an account makes its token fail and frees the username', async () => {

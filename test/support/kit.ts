@@ -7,6 +7,7 @@ export { errorOf } from './errors.js';
 export { SequentialIds } from './ids.js';
 export { FakeOidcProvider, someClaims, TEST_ISSUER } from './oidc-provider.js';
 export { PlainPasswordHasher } from './password-hasher.js';
+export { GatedPasswordHasher, type HashGate } from './gated-password-hasher.js';
 export { SequentialSecrets } from './secrets.js';
 export { aWorld, type World, type WorldFiles, type WorldOptions } from './use-case-world.js';
 export { DEFAULT_WORLD_SETTINGS, type WorldSettings } from './world-settings.js';

@@ -1,6 +1,6 @@
 import { JwtTokenService } from '../../src/adapters/identity/jwt-token-service.js';
 import { createMemoryStore } from '../../src/adapters/memory/memory-store.js';
-import type { BlobStore, MetadataReader, UploadStaging } from '../../src/application/ports.js';
+import type { BlobStore, MetadataReader, PasswordHasher, UploadStaging } from '../../src/application/ports.js';
 import { AddBookToShelf } from '../../src/application/use-cases/add-book-to-shelf.js';
 import { Authenticate } from '../../src/application/use-cases/authenticate.js';
 import { BootstrapAdmin } from '../../src/application/use-cases/bootstrap-admin.js';
@@ -66,6 +66,8 @@ export interface WorldOptions extends Partial<WorldSettings> {
   /** Prefix of the ids the use cases give new records (`id-1`, `id-2`, ...). */
   readonly idPrefix?: string;
   readonly files?: WorldFiles;
+  /** Replaces the deterministic PlainPasswordHasher (e.g. with one that pauses, to interleave writers). */
+  readonly hasher?: PasswordHasher;
 }
 
 /**
@@ -79,7 +81,7 @@ export function aWorld(options: WorldOptions = {}) {
   const { staging, blobs, metadata } = options.files ?? NO_FILES;
   const clock = new FakeClock();
   const ids = new SequentialIds(options.idPrefix ?? 'id-');
-  const hasher = new PlainPasswordHasher();
+  const hasher: PasswordHasher = options.hasher ?? new PlainPasswordHasher();
   const tokens = new JwtTokenService({ secret: settings.jwtSecret, expiresInSeconds: 3600, clock, ids: new SequentialIds('jti-') });
   const secrets = new SequentialSecrets();
   const oidc = new FakeOidcProvider();

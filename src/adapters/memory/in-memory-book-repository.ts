@@ -1,4 +1,5 @@
 import { bookSearchText, type Book, type BookQuery, type BookSort } from '../../domain/book.js';
+import type { MetadataPatch } from '../../domain/book-metadata.js';
 import { duplicateBook } from '../../domain/error-catalogue.js';
 import { offsetOf } from '../../domain/page.js';
 import type { BookRepository, Slice } from '../../application/ports.js';
@@ -14,10 +15,12 @@ export class InMemoryBookRepository implements BookRepository {
     this.db.books.set(book.id, copy(book));
   }
 
-  async update(book: Book): Promise<void> {
-    if (!this.db.books.has(book.id)) return;
-    this.assertUniqueSha(book);
-    this.db.books.set(book.id, copy(book));
+  async updateMetadata(id: string, patch: MetadataPatch, updatedAt: Date): Promise<Book | null> {
+    const book = this.db.books.get(id);
+    if (!book) return null;
+    const updated: Book = { ...book, ...copy(patch), updatedAt: copy(updatedAt) };
+    this.db.books.set(id, updated);
+    return copy(updated);
   }
 
   /** Also takes the book off every shelf, as the database's ON DELETE CASCADE does. */

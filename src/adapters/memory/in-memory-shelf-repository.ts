@@ -3,7 +3,7 @@ import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
 import { shelfNameKey } from '../../domain/shelf-rules.js';
-import type { ShelfRepository, Slice } from '../../application/ports.js';
+import type { ShelfDetailsPatch, ShelfRepository, Slice } from '../../application/ports.js';
 import type { ShelfRecord } from './memory-database.js';
 import { compareText, copy, MemoryDatabase } from './memory-database.js';
 
@@ -19,12 +19,13 @@ export class InMemoryShelfRepository implements ShelfRepository {
     this.db.shelves.set(shelf.id, { shelf: copy(details), books: new Set(bookIds) });
   }
 
-  async updateDetails(shelf: Shelf): Promise<void> {
-    const record = this.db.shelves.get(shelf.id);
-    if (!record) return;
-    this.assertNameFree(shelf.id, record.shelf.owner.id, shelf.name);
-    const { name, description, isPublic, updatedAt } = copy(shelf);
-    this.touch(record, { ...record.shelf, name, description, isPublic, updatedAt });
+  async updateDetails(id: string, patch: ShelfDetailsPatch, updatedAt: Date): Promise<boolean> {
+    const record = this.db.shelves.get(id);
+    if (!record) return false;
+    if (patch.name !== undefined) this.assertNameFree(id, record.shelf.owner.id, patch.name);
+    const { name = record.shelf.name, description = record.shelf.description, isPublic = record.shelf.isPublic } = patch;
+    this.touch(record, { ...record.shelf, name, description, isPublic, updatedAt: copy(updatedAt) });
+    return true;
   }
 
   async replaceBooks(shelfId: string, bookIds: readonly string[], updatedAt: Date): Promise<void> {

@@ -1,8 +1,8 @@
-import { emailTaken, oidcIdentityTaken, usernameTaken } from '../../domain/error-catalogue.js';
+import { emailTaken, lastAdmin, oidcIdentityTaken, usernameTaken } from '../../domain/error-catalogue.js';
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
-import type { OidcIdentity, User } from '../../domain/user.js';
-import { normalizeEmail, usernameKey } from '../../domain/user.js';
+import type { AccessChange, OidcIdentity, User } from '../../domain/user.js';
+import { isActiveAdmin, normalizeEmail, usernameKey, withAccess } from '../../domain/user.js';
 import type { Slice, UserRepository } from '../../application/ports.js';
 import { compareText, copy, MemoryDatabase } from './memory-database.js';
 
@@ -16,13 +16,24 @@ export class InMemoryUserRepository implements UserRepository {
     this.db.users.set(user.id, copy(user));
   }
 
-  async update(user: User): Promise<void> {
-    if (!this.db.users.has(user.id)) return;
-    this.assertUnique(user);
-    this.db.users.set(user.id, copy(user));
+  async setPassword(id: string, passwordHash: string, updatedAt: Date): Promise<User | null> {
+    const user = this.db.users.get(id);
+    if (!user) return null;
+    return this.put({ ...user, passwordHash, tokenVersion: user.tokenVersion + 1, updatedAt: copy(updatedAt) });
+  }
+
+  async updateAccess(id: string, change: AccessChange, updatedAt: Date): Promise<User | null> {
+    const user = this.db.users.get(id);
+    if (!user) return null;
+    const changed = withAccess(user, copy(change), copy(updatedAt));
+    if (!isActiveAdmin(changed)) this.assertAnotherAdmin(user);
+    return this.put(changed);
   }
 
   async delete(id: string): Promise<boolean> {
+    const user = this.db.users.get(id);
+    if (!user) return false;
+    this.assertAnotherAdmin(user);
     return this.db.users.delete(id);
   }
 
@@ -54,6 +65,16 @@ export class InMemoryUserRepository implements UserRepository {
 
   async count(): Promise<number> {
     return this.db.users.size;
+  }
+
+  private put(user: User): User {
+    this.db.users.set(user.id, copy(user));
+    return copy(user);
+  }
+
+  /** Throws `last_admin` when user is the only active admin (callers run synchronously, so this is atomic). */
+  private assertAnotherAdmin(user: User): void {
+    if (isActiveAdmin(user) && !this.all().some((u) => u.id !== user.id && isActiveAdmin(u))) throw lastAdmin();
   }
 
   private all(): User[] {

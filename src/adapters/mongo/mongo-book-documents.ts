@@ -31,6 +31,8 @@ export interface BookDocument {
   tagKeys: string[];
   /** Title, authors, tags and series, lower-cased, joined by U+001F so a match never spans two fields. */
   searchText: string;
+  /** Bumped by every metadata write, which compares it first; absent on books stored before it existed. */
+  version?: number;
 }
 
 export function toBookDocument(book: Book): BookDocument {
@@ -63,7 +65,17 @@ export function toBookDocument(book: Book): BookDocument {
     authorKeys: book.authors.map((a) => a.toLowerCase()),
     tagKeys: book.tags.map((t) => t.toLowerCase()),
     searchText: bookSearchText(book),
+    version: 0,
   };
+}
+
+/** The fields a metadata edit rewrites: the metadata, its derived search and sort keys, and updatedAt. */
+export function metadataFields(book: Book): Partial<BookDocument> {
+  const d = toBookDocument(book);
+  const { title, authors, description, publisher, language, published, isbn, tags, series, seriesIndex, updatedAt } = d;
+  const { titleKey, authorKey, authorMissing, publishedMissing, authorKeys, tagKeys, searchText } = d;
+  return { title, authors, description, publisher, language, published, isbn, tags, series, seriesIndex, updatedAt,
+    titleKey, authorKey, authorMissing, publishedMissing, authorKeys, tagKeys, searchText };
 }
 
 export function toBook(d: BookDocument): Book {

@@ -1,10 +1,11 @@
 import type { Collection, Db, Filter, Sort } from 'mongodb';
 import { BOOK_QUERY_MAX_LENGTH, type Book, type BookQuery, type BookSort } from '../../domain/book.js';
-import { duplicateBook } from '../../domain/error-catalogue.js';
+import type { MetadataPatch } from '../../domain/book-metadata.js';
+import { duplicateBook, storeUnavailable } from '../../domain/error-catalogue.js';
 import { offsetOf } from '../../domain/page.js';
 import type { BookRepository, Slice } from '../../application/ports.js';
 import type { BookDocument } from './mongo-book-documents.js';
-import { toBook, toBookDocument } from './mongo-book-documents.js';
+import { metadataFields, toBook, toBookDocument } from './mongo-book-documents.js';
 import { escapeRegex, isDuplicateKey } from './mongo-database.js';
 
 /** Longest `q` searched for; longer text is cut (the HTTP schema caps it lower still). */
@@ -32,8 +33,22 @@ export class MongoBookRepository implements BookRepository {
     await this.books.insertOne(toBookDocument(book)).catch((e: unknown) => this.rethrow(e, book));
   }
 
-  async update(book: Book): Promise<void> {
-    await this.books.replaceOne({ _id: book.id }, toBookDocument(book)).catch((e: unknown) => this.rethrow(e, book));
+  /**
+   * Compare-and-set on `version`: the search keys depend on several fields, so the merge is computed
+   * here and written only if no other write came in between; a lost race reads again (bounded).
+   */
+  async updateMetadata(id: string, patch: MetadataPatch, updatedAt: Date): Promise<Book | null> {
+    for (let attempt = 0; attempt < CAS_ATTEMPTS; attempt++) {
+      const current = await this.books.findOne({ _id: String(id) });
+      if (!current) return null;
+      const book: Book = { ...toBook(current), ...patch, updatedAt };
+      const seen = current.version === undefined ? { $exists: false } : current.version;
+      const written = await this.books.updateOne({ _id: current._id, version: seen },
+        { $set: { ...metadataFields(book), version: (current.version ?? 0) + 1 } });
+      if (written.matchedCount === 1) return book;
+      await pause(attempt);
+    }
+    throw storeUnavailable();
   }
 
   /** Also takes the book off every shelf. */
@@ -81,6 +96,13 @@ export class MongoBookRepository implements BookRepository {
     throw duplicateBook(other?._id ?? null);
   }
 }
+
+/** How often a metadata write reads again after losing a race before it gives up (503). */
+const CAS_ATTEMPTS = 20;
+
+/** A short, growing, jittered wait, so writers that collided do not collide again in lockstep. */
+const pause = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(50, 2 ** attempt)));
 
 /** Every value is a string built here from the parsed query; user text only ever reaches `$regex` escaped. */
 export function filterFor(query: BookQuery): Filter<BookDocument> {

@@ -3,7 +3,7 @@ import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
 import { shelfNameKey } from '../../domain/shelf-rules.js';
-import type { ShelfRepository, Slice } from '../../application/ports.js';
+import type { ShelfDetailsPatch, ShelfRepository, Slice } from '../../application/ports.js';
 import { isDuplicateKey } from './mongo-database.js';
 import { bookNotFound, shelfNameTaken, shelfNotFound } from '../../domain/error-catalogue.js';
 
@@ -56,10 +56,15 @@ export class MongoShelfRepository implements ShelfRepository {
     await this.insertMembers(id, bookIds);
   }
 
-  async updateDetails(shelf: Shelf): Promise<void> {
-    const { name, description, isPublic, updatedAt } = shelf;
-    await this.shelves.updateOne({ _id: String(shelf.id) }, { $set: { name, nameKey: shelfNameKey(name), description, isPublic,
-      updatedAt: new Date(updatedAt.getTime()) } }).catch((e: unknown) => Promise.reject(nameConflict(e, name)));
+  /** One `$set` of only the given fields, so a concurrent change of another detail survives. */
+  async updateDetails(id: string, patch: ShelfDetailsPatch, updatedAt: Date): Promise<boolean> {
+    const $set: Partial<ShelfDocument> = { updatedAt: new Date(updatedAt.getTime()) };
+    if (patch.name !== undefined) Object.assign($set, { name: patch.name, nameKey: shelfNameKey(patch.name) });
+    if (patch.description !== undefined) $set.description = patch.description;
+    if (patch.isPublic !== undefined) $set.isPublic = patch.isPublic;
+    const written = await this.shelves.updateOne({ _id: String(id) }, { $set })
+      .catch((e: unknown) => Promise.reject(nameConflict(e, patch.name ?? '')));
+    return written.matchedCount > 0;
   }
 
   async replaceBooks(shelfId: string, bookIds: readonly string[], updatedAt: Date): Promise<void> {

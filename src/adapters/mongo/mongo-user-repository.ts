@@ -1,10 +1,10 @@
-import type { Collection, Db } from 'mongodb';
-import { emailTaken, oidcIdentityTaken, usernameTaken } from '../../domain/error-catalogue.js';
+import type { ClientSession, Collection, Db, UpdateFilter } from 'mongodb';
+import { emailTaken, lastAdmin, oidcIdentityTaken, usernameTaken } from '../../domain/error-catalogue.js';
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { RoleName } from '../../domain/permissions.js';
-import type { AuthProvider, OidcIdentity, User } from '../../domain/user.js';
-import { normalizeEmail, usernameKey } from '../../domain/user.js';
+import type { AccessChange, AuthProvider, OidcIdentity, User } from '../../domain/user.js';
+import { isActiveAdmin, normalizeEmail, usernameKey, withAccess } from '../../domain/user.js';
 import type { Slice, UserRepository } from '../../application/ports.js';
 import { conflictOrSame } from './mongo-database.js';
 
@@ -25,24 +25,50 @@ interface UserDocument {
   updatedAt: Date;
 }
 
+/** The one document every change that could remove the last active admin writes (see assertAnotherAdmin). */
+const LAST_ADMIN_GUARD = 'last_admin';
+
 /** UserRepository on MongoDB; usernames, e-mails and OIDC identities are unique through indexes. */
 export class MongoUserRepository implements UserRepository {
   private readonly users: Collection<UserDocument>;
+  private readonly guards: Collection<{ _id: string; writes: number }>;
 
-  constructor(db: Db) {
+  constructor(private readonly db: Db) {
     this.users = db.collection<UserDocument>('users');
+    this.guards = db.collection('guards');
   }
 
   async create(user: User): Promise<void> {
     await this.users.insertOne(toDocument(user)).catch((e: unknown) => Promise.reject(conflictFor(e, user)));
   }
 
-  async update(user: User): Promise<void> {
-    await this.users.replaceOne({ _id: user.id }, toDocument(user)).catch((e: unknown) => Promise.reject(conflictFor(e, user)));
+  async setPassword(id: string, passwordHash: string, updatedAt: Date): Promise<User | null> {
+    return toUser(await this.users.findOneAndUpdate({ _id: String(id) },
+      { $set: { passwordHash, updatedAt: new Date(updatedAt.getTime()) }, $inc: { tokenVersion: 1 } }, { returnDocument: 'after' }));
+  }
+
+  /** Sets only the changed fields; the last-admin check runs in the same transaction (isolated on a replica set). */
+  async updateAccess(id: string, change: AccessChange, updatedAt: Date): Promise<User | null> {
+    return this.inTransaction(async (session) => {
+      const user = toUser(await this.users.findOne({ _id: String(id) }, { session }));
+      if (!user) return null;
+      const changed = withAccess(user, change, updatedAt);
+      if (!isActiveAdmin(changed)) await this.assertAnotherAdmin(user, session);
+      const update: UpdateFilter<UserDocument> = { $set: { updatedAt: new Date(updatedAt.getTime()) } };
+      if (change.roles) update.$set = { ...update.$set, roles: [...changed.roles] };
+      if (change.disabled !== undefined) update.$set = { ...update.$set, disabled: change.disabled };
+      if (change.disabled === true) update.$inc = { tokenVersion: 1 };
+      return toUser(await this.users.findOneAndUpdate({ _id: user.id }, update, { session, returnDocument: 'after' }));
+    });
   }
 
   async delete(id: string): Promise<boolean> {
-    return (await this.users.deleteOne({ _id: String(id) })).deletedCount > 0;
+    return this.inTransaction(async (session) => {
+      const user = toUser(await this.users.findOne({ _id: String(id) }, { session }));
+      if (!user) return false;
+      await this.assertAnotherAdmin(user, session);
+      return (await this.users.deleteOne({ _id: user.id }, { session })).deletedCount > 0;
+    });
   }
 
   async findById(id: string): Promise<User | null> {
@@ -77,6 +103,22 @@ export class MongoUserRepository implements UserRepository {
       { returnDocument: 'after' },
     ).catch((e: unknown) => Promise.reject(conflictOrSame(e, { users_oidc_identity: () => oidcIdentityTaken() })));
     return toUser(linked);
+  }
+
+  private inTransaction<T>(work: (session: ClientSession) => Promise<T>): Promise<T> {
+    return this.db.client.withSession((session) => session.withTransaction(() => work(session)));
+  }
+
+  /**
+   * Throws `last_admin` when user is the only active admin. Two transactions that each demote a
+   * different admin write different users, so snapshot isolation alone would let both pass (write
+   * skew); both also write the guard document, so one of them conflicts and is retried.
+   */
+  private async assertAnotherAdmin(user: User, session: ClientSession): Promise<void> {
+    if (!isActiveAdmin(user)) return;
+    await this.guards.updateOne({ _id: LAST_ADMIN_GUARD }, { $inc: { writes: 1 } }, { session, upsert: true });
+    const other = await this.users.findOne({ _id: { $ne: user.id }, disabled: false, roles: 'admin' }, { session, projection: { _id: 1 } });
+    if (!other) throw lastAdmin();
   }
 }
 

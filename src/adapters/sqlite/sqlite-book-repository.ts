@@ -1,5 +1,6 @@
 import type { Database, Statement, Transaction } from 'better-sqlite3';
 import type { Book, BookQuery } from '../../domain/book.js';
+import type { MetadataPatch } from '../../domain/book-metadata.js';
 import type { BookRepository, Slice } from '../../application/ports.js';
 import { duplicateBook } from '../../domain/error-catalogue.js';
 import type { BookRow } from './sqlite-book-rows.js';
@@ -14,7 +15,7 @@ const FIELDS = `title, title_key, author_key, authors, tags, description, publis
 /** BookRepository on SQLite: authors and tags in indexed side tables, `q` through an FTS5 trigram index. */
 export class SqliteBookRepository implements BookRepository {
   private readonly insert: Transaction<(book: Book) => void>;
-  private readonly replace: Transaction<(book: Book) => void>;
+  private readonly patchTx: Transaction<(id: string, patch: MetadataPatch, updatedAt: Date) => Book | null>;
   private readonly remove: Statement;
   private readonly byId: Statement;
   private readonly bySha: Statement;
@@ -39,14 +40,18 @@ export class SqliteBookRepository implements BookRepository {
       insertBook.run(bookParams(book));
       writeSideTables(book);
     });
-    this.replace = db.transaction((book: Book) => {
-      if (updateBook.run(bookParams(book)).changes === 0) return;
-      clearAuthors.run(book.id);
-      clearTags.run(book.id);
-      writeSideTables(book);
-    });
     this.remove = db.prepare('DELETE FROM books WHERE id = ?');
     this.byId = db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE id = ?`);
+    this.patchTx = db.transaction((id: string, patch: MetadataPatch, updatedAt: Date) => {
+      const row = this.byId.get(id) as BookRow | undefined;
+      if (!row) return null;
+      const book: Book = { ...toBook(row), ...patch, updatedAt };
+      updateBook.run(bookParams(book));
+      clearAuthors.run(id);
+      clearTags.run(id);
+      writeSideTables(book);
+      return book;
+    });
     this.bySha = db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE sha256 = ?`);
     this.byIds = db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE id IN (SELECT value FROM json_each(?))`);
     this.existing = db.prepare('SELECT id FROM books WHERE id IN (SELECT value FROM json_each(?))').pluck();
@@ -59,8 +64,9 @@ export class SqliteBookRepository implements BookRepository {
     this.write(this.insert, book);
   }
 
-  async update(book: Book): Promise<void> {
-    this.write(this.replace, book);
+  /** Read, merge and write in one immediate transaction, so a concurrent edit (any process) is never overwritten. */
+  async updateMetadata(id: string, patch: MetadataPatch, updatedAt: Date): Promise<Book | null> {
+    return this.patchTx.immediate(id, patch, updatedAt);
   }
 
   /** Also takes the book off every shelf (ON DELETE CASCADE). */

@@ -4,7 +4,7 @@ import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
 import { shelfNameKey } from '../../domain/shelf-rules.js';
-import type { ShelfRepository, Slice } from '../../application/ports.js';
+import type { ShelfDetailsPatch, ShelfRepository, Slice } from '../../application/ports.js';
 import { fromMillis, isForeignKeyViolation, isUniqueViolation, toMillis } from './sqlite-database.js';
 
 interface ShelfRow {
@@ -74,8 +74,20 @@ export class SqliteShelfRepository implements ShelfRepository {
     guard(() => this.createTx(shelf));
   }
 
-  async updateDetails(shelf: Shelf): Promise<void> {
-    guard(() => this.statements.updateDetails.run(detailParams(shelf)));
+  /** One UPDATE that sets only the given columns, so a concurrent change of another detail survives. */
+  async updateDetails(id: string, patch: ShelfDetailsPatch, updatedAt: Date): Promise<boolean> {
+    const params = {
+      id,
+      set_name: patch.name === undefined ? 0 : 1,
+      name: patch.name ?? null,
+      name_key: patch.name === undefined ? null : shelfNameKey(patch.name),
+      set_description: patch.description === undefined ? 0 : 1,
+      description: patch.description ?? null,
+      set_public: patch.isPublic === undefined ? 0 : 1,
+      is_public: patch.isPublic ? 1 : 0,
+      updated_at: toMillis(updatedAt),
+    };
+    return guard(() => this.statements.updateDetails.run(params).changes > 0);
   }
 
   async replaceBooks(shelfId: string, bookIds: readonly string[], updatedAt: Date): Promise<void> {
@@ -135,8 +147,10 @@ function prepare(db: Database) {
     insertShelf: db.prepare(`INSERT INTO shelves (id, name, name_key, description, is_public, owner_id, owner_username,
       created_at, updated_at) VALUES (@id, @name, @name_key, @description, @is_public, @owner_id, @owner_username,
       @created_at, @updated_at)`),
-    updateDetails: db.prepare(`UPDATE shelves SET name = @name, name_key = @name_key, description = @description,
-      is_public = @is_public, updated_at = @updated_at WHERE id = @id`),
+    updateDetails: db.prepare(`UPDATE shelves SET
+      name = CASE WHEN @set_name THEN @name ELSE name END, name_key = CASE WHEN @set_name THEN @name_key ELSE name_key END,
+      description = CASE WHEN @set_description THEN @description ELSE description END,
+      is_public = CASE WHEN @set_public THEN @is_public ELSE is_public END, updated_at = @updated_at WHERE id = @id`),
     touch: db.prepare('UPDATE shelves SET updated_at = ? WHERE id = ?'),
     touchHolding: db.prepare('UPDATE shelves SET updated_at = ? WHERE id IN (SELECT shelf_id FROM shelf_books WHERE book_id = ?)'),
     shelfExists: db.prepare('SELECT 1 FROM shelves WHERE id = ?').pluck(),

@@ -1,10 +1,10 @@
-import type { Database, Statement } from 'better-sqlite3';
-import { emailTaken, oidcIdentityTaken, usernameTaken } from '../../domain/error-catalogue.js';
+import type { Database, Statement, Transaction } from 'better-sqlite3';
+import { emailTaken, lastAdmin, oidcIdentityTaken, usernameTaken } from '../../domain/error-catalogue.js';
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { RoleName } from '../../domain/permissions.js';
-import type { AuthProvider, OidcIdentity, User } from '../../domain/user.js';
-import { normalizeEmail, usernameKey } from '../../domain/user.js';
+import type { AccessChange, AuthProvider, OidcIdentity, User } from '../../domain/user.js';
+import { isActiveAdmin, normalizeEmail, usernameKey, withAccess } from '../../domain/user.js';
 import type { Slice, UserRepository } from '../../application/ports.js';
 import { fromMillis, isUniqueViolation, toMillis } from './sqlite-database.js';
 
@@ -31,8 +31,9 @@ const VALUES = `@id, @username, @username_key, @email, @email_key, @password_has
 /** UserRepository on SQLite; usernames and e-mails are unique through lower-cased key columns. */
 export class SqliteUserRepository implements UserRepository {
   private readonly insert: Statement;
-  private readonly replace: Statement;
-  private readonly remove: Statement;
+  private readonly newPassword: Statement;
+  private readonly accessTx: Transaction<(id: string, change: AccessChange, updatedAt: Date) => User | null>;
+  private readonly deleteTx: Transaction<(id: string) => boolean>;
   private readonly byId: Statement;
   private readonly byUsername: Statement;
   private readonly byEmail: Statement;
@@ -44,12 +45,30 @@ export class SqliteUserRepository implements UserRepository {
   constructor(db: Database) {
     this.insert = db.prepare(`INSERT INTO users (id, username, username_key, email, email_key, password_hash, roles,
       auth_provider, oidc_issuer, oidc_subject, disabled, token_version, created_at, updated_at) VALUES (${VALUES})`);
-    this.replace = db.prepare(`UPDATE users SET username = @username, username_key = @username_key, email = @email,
-      email_key = @email_key, password_hash = @password_hash, roles = @roles, auth_provider = @auth_provider,
-      oidc_issuer = @oidc_issuer, oidc_subject = @oidc_subject, disabled = @disabled, token_version = @token_version,
-      created_at = @created_at, updated_at = @updated_at WHERE id = @id`);
-    this.remove = db.prepare('DELETE FROM users WHERE id = ?');
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ?`);
+    this.newPassword = db.prepare(`UPDATE users SET password_hash = ?, token_version = token_version + 1, updated_at = ?
+      WHERE id = ? RETURNING ${COLUMNS}`);
+    const setAccess = db.prepare('UPDATE users SET roles = @roles, disabled = @disabled, token_version = @token_version, updated_at = @updated_at WHERE id = @id');
+    const remove = db.prepare('DELETE FROM users WHERE id = ?');
+    const otherActiveAdmin = db.prepare(`SELECT 1 FROM users WHERE id != ? AND disabled = 0
+      AND EXISTS (SELECT 1 FROM json_each(users.roles) WHERE value = 'admin') LIMIT 1`).pluck();
+    const assertAnotherAdmin = (user: User): void => {
+      if (isActiveAdmin(user) && otherActiveAdmin.get(user.id) === undefined) throw lastAdmin();
+    };
+    this.accessTx = db.transaction((id: string, change: AccessChange, updatedAt: Date) => {
+      const user = toUser(this.byId.get(id) as UserRow | undefined);
+      if (!user) return null;
+      const changed = withAccess(user, change, updatedAt);
+      if (!isActiveAdmin(changed)) assertAnotherAdmin(user);
+      setAccess.run(toParams(changed));
+      return changed;
+    });
+    this.deleteTx = db.transaction((id: string) => {
+      const user = toUser(this.byId.get(id) as UserRow | undefined);
+      if (!user) return false;
+      assertAnotherAdmin(user);
+      return remove.run(id).changes > 0;
+    });
     this.byUsername = db.prepare(`SELECT ${COLUMNS} FROM users WHERE username_key = ?`);
     this.byEmail = db.prepare(`SELECT ${COLUMNS} FROM users WHERE email_key = ?`);
     this.byOidc = db.prepare(`SELECT ${COLUMNS} FROM users WHERE oidc_issuer = ? AND oidc_subject = ?`);
@@ -63,12 +82,17 @@ export class SqliteUserRepository implements UserRepository {
     this.write(this.insert, user);
   }
 
-  async update(user: User): Promise<void> {
-    this.write(this.replace, user);
+  async setPassword(id: string, passwordHash: string, updatedAt: Date): Promise<User | null> {
+    return toUser(this.newPassword.get(passwordHash, toMillis(updatedAt), id) as UserRow | undefined);
+  }
+
+  /** One immediate transaction: the last-admin check and the write see the same state, across processes too. */
+  async updateAccess(id: string, change: AccessChange, updatedAt: Date): Promise<User | null> {
+    return this.accessTx.immediate(id, change, updatedAt);
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.remove.run(id).changes > 0;
+    return this.deleteTx.immediate(id);
   }
 
   async findById(id: string): Promise<User | null> {

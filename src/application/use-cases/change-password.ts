@@ -38,6 +38,6 @@ export class ChangePassword {
     await this.throttle.reset(guessKey);
     assertAcceptablePassword(input.newPassword, 'new_password');
     const passwordHash = await this.hasher.hash(input.newPassword);
-    await this.users.update({ ...user, passwordHash, tokenVersion: user.tokenVersion + 1, updatedAt: this.clock.now() });
+    if (!(await this.users.setPassword(user.id, passwordHash, this.clock.now()))) throw userNotFound(actor.id);
   }
 }

@@ -67,9 +67,7 @@ export class OidcAccounts {
     if (!this.settings.roleMap) return user;
     const roles = rolesFromClaim(claims.roles, this.settings.roleMap, this.settings.defaultRole);
     if (roles.length === user.roles.length && roles.every((r) => user.roles.includes(r))) return user;
-    const updated = { ...user, roles, updatedAt: this.clock.now() };
-    await this.users.update(updated);
-    return updated;
+    return (await this.users.updateAccess(user.id, { roles }, this.clock.now())) ?? user;
   }
 
   private async create(claims: OidcIdentityClaims, email: string | null): Promise<User> {

@@ -1,4 +1,4 @@
-import { localLoginDisabled, registrationClosed } from '../../domain/error-catalogue.js';
+import { hasCodeOf, lastAdmin, localLoginDisabled, registrationClosed } from '../../domain/error-catalogue.js';
 import type { RoleName } from '../../domain/permissions.js';
 import { newLocalUser, type User } from '../../domain/user.js';
 import type { Clock, IdGenerator, IssuedToken, PasswordHasher, TokenService, UserRepository } from '../ports.js';
@@ -48,12 +48,15 @@ export class RegisterUser {
     return { user, token: this.tokens.issue(user) };
   }
 
-  /** Two concurrent "first" registrations: only the earliest account keeps admin. */
+  /** Two concurrent "first" registrations: only the earliest account keeps admin (unless it is the only active one). */
   private async demoteUnlessFirst(user: User): Promise<User> {
     const { items } = await this.users.list({ page: 1, pageSize: 1 });
     if (items[0]?.id === user.id) return user;
-    const demoted = { ...user, roles: [this.settings.defaultRole] };
-    await this.users.update(demoted);
-    return demoted;
+    try {
+      return (await this.users.updateAccess(user.id, { roles: [this.settings.defaultRole] }, this.clock.now())) ?? user;
+    } catch (error) {
+      if (hasCodeOf(error, lastAdmin)) return user;
+      throw error;
+    }
   }
 }

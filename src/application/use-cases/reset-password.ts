@@ -18,13 +18,9 @@ export class ResetPassword {
     const user = await this.users.findById(input.userId);
     if (!user) throw userNotFound(input.userId);
     assertAcceptablePassword(input.newPassword, 'password');
-    const updated: User = {
-      ...user,
-      passwordHash: await this.hasher.hash(input.newPassword),
-      tokenVersion: user.tokenVersion + 1,
-      updatedAt: this.clock.now(),
-    };
-    await this.users.update(updated);
+    const passwordHash = await this.hasher.hash(input.newPassword);
+    const updated = await this.users.setPassword(user.id, passwordHash, this.clock.now());
+    if (!updated) throw userNotFound(input.userId);
     return updated;
   }
 }

@@ -11,7 +11,7 @@ export interface UpdateBookInput {
   readonly changes: MetadataPatch;
 }
 
-/** Edits the metadata of a book (its uploader, or an admin). */
+/** Edits the metadata of a book (its uploader, or an admin); a concurrent edit of other fields is kept. */
 export class UpdateBook {
   constructor(
     private readonly books: BookRepository,
@@ -21,9 +21,7 @@ export class UpdateBook {
   async execute(actor: Actor, input: UpdateBookInput): Promise<Book> {
     const book = await findReadableBook(this.books, actor, input.id);
     if (!canEditBook(actor, book)) throw permissionDenied();
-    const updated: Book = { ...book, ...normalizeMetadataPatch(input.changes), updatedAt: this.clock.now() };
-    await this.books.update(updated);
-    const stored = await this.books.findById(book.id);
+    const stored = await this.books.updateMetadata(book.id, normalizeMetadataPatch(input.changes), this.clock.now());
     if (!stored) throw bookNotFound(input.id);
     return stored;
   }

@@ -2,7 +2,7 @@ import type { Actor } from '../../domain/actor.js';
 import { shelfNotFound } from '../../domain/error-catalogue.js';
 import type { Shelf } from '../../domain/shelf.js';
 import { assertShelfBookList, normalizeShelfDescription, normalizeShelfName } from '../../domain/shelf-rules.js';
-import type { BookRepository, Clock, ShelfRepository } from '../ports.js';
+import type { BookRepository, Clock, ShelfDetailsPatch, ShelfRepository } from '../ports.js';
 import { assertBooksExist, findEditableShelf } from './shelf-access.js';
 
 export interface UpdateShelfInput {
@@ -24,18 +24,18 @@ export class UpdateShelf {
 
   async execute(actor: Actor, input: UpdateShelfInput): Promise<Shelf> {
     const shelf = await findEditableShelf(this.shelves, actor, input.shelfId);
-    const details = {
-      name: input.name === undefined ? shelf.name : normalizeShelfName(input.name),
-      description: input.description === undefined ? shelf.description : normalizeShelfDescription(input.description),
-      isPublic: input.isPublic ?? shelf.isPublic,
+    const details: ShelfDetailsPatch = {
+      ...(input.name !== undefined && { name: normalizeShelfName(input.name) }),
+      ...(input.description !== undefined && { description: normalizeShelfDescription(input.description) }),
+      ...(input.isPublic !== undefined && { isPublic: input.isPublic }),
     };
     if (input.bookIds) {
       assertShelfBookList(input.bookIds);
       await assertBooksExist(this.books, input.bookIds);
     }
     const now = this.clock.now();
-    const detailsChange = input.name !== undefined || input.description !== undefined || input.isPublic !== undefined;
-    if (detailsChange) await this.shelves.updateDetails({ ...shelf, ...details, updatedAt: now });
+    const detailsChanged = Object.keys(details).length > 0;
+    if (detailsChanged && !(await this.shelves.updateDetails(shelf.id, details, now))) throw shelfNotFound(input.shelfId);
     if (input.bookIds) await this.shelves.replaceBooks(shelf.id, input.bookIds, now);
     const updated = await this.shelves.findById(shelf.id);
     if (!updated) throw shelfNotFound(input.shelfId);

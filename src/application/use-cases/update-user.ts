@@ -1,8 +1,9 @@
 import type { Actor } from '../../domain/actor.js';
+import { userNotFound } from '../../domain/error-catalogue.js';
 import type { RoleName } from '../../domain/permissions.js';
-import type { User } from '../../domain/user.js';
+import type { AccessChange, User } from '../../domain/user.js';
 import type { Clock, UserRepository } from '../ports.js';
-import { assertAnotherAdmin, isActiveAdmin, requireUser, requireUserAdmin } from './user-admin.js';
+import { requireUserAdmin } from './user-admin.js';
 
 export interface UpdateUserInput {
   readonly id: string;
@@ -10,7 +11,11 @@ export interface UpdateUserInput {
   readonly disabled?: boolean;
 }
 
-/** Changes roles or the disabled flag (admin only); the last active admin cannot be removed. */
+/**
+ * Changes roles or the disabled flag (admin only), in one atomic write that keeps any concurrent
+ * change of other fields; disabling revokes the account's tokens for good; the last active admin
+ * cannot be demoted or disabled.
+ */
 export class UpdateUser {
   constructor(
     private readonly users: UserRepository,
@@ -19,15 +24,12 @@ export class UpdateUser {
 
   async execute(actor: Actor, input: UpdateUserInput): Promise<User> {
     requireUserAdmin(actor);
-    const user = await requireUser(this.users, input.id);
-    const updated: User = {
-      ...user,
-      roles: input.roles ? [...new Set(input.roles)] : user.roles,
-      disabled: input.disabled ?? user.disabled,
-      updatedAt: this.clock.now(),
+    const change: AccessChange = {
+      ...(input.roles !== undefined && { roles: [...new Set(input.roles)] }),
+      ...(input.disabled !== undefined && { disabled: input.disabled }),
     };
-    if (isActiveAdmin(user) && !isActiveAdmin(updated)) await assertAnotherAdmin(this.users, user.id);
-    await this.users.update(updated);
+    const updated = await this.users.updateAccess(input.id, change, this.clock.now());
+    if (!updated) throw userNotFound(input.id);
     return updated;
   }
 }

@@ -19,7 +19,7 @@ describe('Authenticate', () => {
   it('reads roles from the store on every call, not from the token', async () => {
     const { user } = await w.storeUser({ roles: ['user'] });
     const issued = w.tokens.issue(user);
-    await w.store.users.update({ ...user, roles: ['admin'] });
+    await w.store.users.updateAccess(user.id, { roles: ['admin'] }, w.clock.now());
     expect((await w.authenticate.execute(issued.token)).actor.permissions).toEqual(['admin:*']);
   });
 
@@ -35,13 +35,13 @@ describe('Authenticate', () => {
     await w.store.revocations.revoke(revokedToken.jti, new Date(w.clock.now().getTime() + 3_600_000));
     const disabled = await w.storeUser();
     const disabledToken = w.tokens.issue(disabled.user);
-    await w.store.users.update({ ...disabled.user, disabled: true });
+    await w.store.users.updateAccess(disabled.user.id, { disabled: true }, w.clock.now());
     const deleted = await w.storeUser();
     const deletedToken = w.tokens.issue(deleted.user);
     await w.store.users.delete(deleted.user.id);
     const bumped = await w.storeUser();
     const bumpedToken = w.tokens.issue(bumped.user);
-    await w.store.users.update({ ...bumped.user, tokenVersion: 1 });
+    await w.store.users.setPassword(bumped.user.id, 'another hash', w.clock.now());
     for (const token of [revokedToken, disabledToken, deletedToken, bumpedToken]) {
       expect(await errorOf(w.authenticate.execute(token.token))).toMatchObject({ kind: 'unauthenticated', code: 'invalid_token' });
     }

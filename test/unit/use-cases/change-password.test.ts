@@ -2,7 +2,7 @@ import { beforeEach, describe, expect, it } from 'vitest';
 import { ChangePassword } from '../../../src/application/use-cases/change-password.js';
 import { actorFor } from '../../../src/domain/actor.js';
 import { HeldPasswordHasher, settle } from '../../support/held-password-hasher.js';
-import { aWorld, DEFAULT_WORLD_SETTINGS, errorOf, type World } from '../../support/kit.js';
+import { admin, aWorld, DEFAULT_WORLD_SETTINGS, errorOf, GatedPasswordHasher, type World } from '../../support/kit.js';
 
 let w: World;
 beforeEach(() => {
@@ -52,6 +52,38 @@ describe('ChangePassword', () => {
     expect(error).toMatchObject({ kind: 'validation', code: 'validation_failed' });
     expect(error.errors?.map((e) => e.field)).toEqual(['new_password']);
     expect((await w.store.users.findById(user.id))?.tokenVersion).toBe(user.tokenVersion);
+  });
+
+  it("keeps an admin's disable made while the new password is hashed: the account stays disabled, old tokens fail for good", async () => {
+    const hasher = new GatedPasswordHasher();
+    w = aWorld({ hasher });
+    const { user, actor } = await member();
+    const before = w.tokens.issue(user);
+    const gate = hasher.pauseNextHash();
+    const change = w.changePassword.execute(actor, { currentPassword: OLD, newPassword: NEW });
+    await gate.arrived;
+    await w.updateUser.execute(admin, { id: user.id, disabled: true });
+    gate.release();
+    await change;
+    const stored = await w.store.users.findById(user.id);
+    expect(stored).toMatchObject({ disabled: true, roles: user.roles, tokenVersion: user.tokenVersion + 2 });
+    expect(await hasher.verify(NEW, stored?.passwordHash ?? null)).toBe(true);
+    expect(await errorOf(w.loginUser.execute({ login: user.username, password: NEW, clientAddress: '192.0.2.1' }))).toMatchObject({ kind: 'unauthenticated' });
+    await w.updateUser.execute(admin, { id: user.id, disabled: false });
+    expect(await errorOf(w.authenticate.execute(before.token))).toMatchObject({ kind: 'unauthenticated', code: 'invalid_token' });
+  });
+
+  it('keeps a demotion made while the new password is hashed', async () => {
+    const hasher = new GatedPasswordHasher();
+    w = aWorld({ hasher });
+    const { user, actor } = await w.storeUser({ passwordHash: await hasher.hash(OLD), roles: ['user'] });
+    const gate = hasher.pauseNextHash();
+    const change = w.changePassword.execute(actor, { currentPassword: OLD, newPassword: NEW });
+    await gate.arrived;
+    await w.updateUser.execute(admin, { id: user.id, roles: ['reader'] });
+    gate.release();
+    await change;
+    expect(await w.store.users.findById(user.id)).toMatchObject({ roles: ['reader'], disabled: false, tokenVersion: 1 });
   });
 
   it('answers user_not_found when the account was deleted meanwhile', async () => {

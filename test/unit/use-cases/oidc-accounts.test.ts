@@ -1,17 +1,20 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { InMemoryUserRepository } from '../../../src/adapters/memory/in-memory-user-repository.js';
+import { MemoryDatabase } from '../../../src/adapters/memory/memory-database.js';
 import { OidcAccounts, type OidcAccountSettings } from '../../../src/application/use-cases/oidc-accounts.js';
 import type { RoleName } from '../../../src/domain/permissions.js';
 import type { User } from '../../../src/domain/user.js';
 import { aUser, errorOf, FakeClock, SequentialIds, someClaims as claims, TEST_ISSUER as ISSUER, TEST_NOW } from '../../support/kit.js';
 
+let db: MemoryDatabase;
 let users: InMemoryUserRepository;
 let ids: SequentialIds;
 const accounts = (settings: Partial<OidcAccountSettings> = {}) =>
   new OidcAccounts(users, new FakeClock(), ids, { defaultRole: 'user', roleMap: null, ...settings });
 
 beforeEach(() => {
-  users = new InMemoryUserRepository();
+  db = new MemoryDatabase();
+  users = new InMemoryUserRepository(db);
   ids = new SequentialIds('ID', 6);
 });
 
@@ -81,12 +84,44 @@ describe('OidcAccounts', () => {
   });
 
   it('maps roles when a claim is configured and re-applies them on each sign-in', async () => {
+    await users.create(aUser({ roles: ['admin'] }));
     const roleMap = new Map<string, RoleName>([['admins', 'admin'], ['readers', 'reader']]);
     const created = await accounts({ roleMap }).resolve(claims({ roles: ['admins'] }));
     expect(created.roles).toEqual(['admin']);
     const later = await accounts({ roleMap }).resolve(claims({ roles: ['nothing-mapped'] }));
     expect(later.roles).toEqual(['user']);
     expect((await users.findById(created.id))?.roles).toEqual(['user']);
+  });
+
+  it('refuses a sign-in whose provider roles would demote the last active admin (last_admin), leaving it an admin', async () => {
+    const roleMap = new Map<string, RoleName>([['admins', 'admin']]);
+    const created = await accounts({ roleMap }).resolve(claims({ roles: ['admins'] }));
+    await expect(accounts({ roleMap }).resolve(claims({ roles: [] }))).rejects.toMatchObject({ code: 'last_admin' });
+    expect((await users.findById(created.id))?.roles).toEqual(['admin']);
+  });
+
+  it('keeps a disable that lands between reading the account and applying the provider roles', async () => {
+    const roleMap = new Map<string, RoleName>([['readers', 'reader']]);
+    const created = await accounts({ roleMap }).resolve(claims({ roles: [] }));
+    let found = (): void => undefined;
+    let proceed = (): void => undefined;
+    const reached = new Promise<void>((resolve) => (found = resolve));
+    const paused = new Promise<void>((resolve) => (proceed = resolve));
+    const direct = users;
+    users = new (class extends InMemoryUserRepository {
+      override async findByOidcIdentity(issuer: string, subject: string) {
+        const user = await super.findByOidcIdentity(issuer, subject);
+        found();
+        await paused;
+        return user;
+      }
+    })(db);
+    const signIn = accounts({ roleMap }).resolve(claims({ roles: ['readers'] }));
+    await reached;
+    await direct.updateAccess(created.id, { disabled: true }, new Date(0));
+    proceed();
+    expect(await signIn).toMatchObject({ roles: ['reader'], disabled: true, tokenVersion: 1 });
+    expect(await direct.findById(created.id)).toMatchObject({ roles: ['reader'], disabled: true, tokenVersion: 1 });
   });
 
   it('leaves roles alone when no roles claim is configured', async () => {

@@ -21,6 +21,17 @@ describe('RegisterUser', () => {
     expect((await w.registerUser.execute({ ...input, username: 'ivy', email: 'ivy@example.test' })).user.roles).toEqual(['user']);
   });
 
+  it('keeps exactly one admin when two "first" registrations run at once, demoting the later one in the store', async () => {
+    const w = withRegistration({ firstUserBecomesAdmin: true });
+    const [first, second] = await Promise.all([
+      w.registerUser.execute(input),
+      w.registerUser.execute({ ...input, username: 'ivy', email: 'ivy@example.test' }),
+    ]);
+    expect([first.user.roles, second.user.roles]).toEqual([['admin'], ['user']]);
+    expect((await w.store.users.findById(second.user.id))?.roles).toEqual(['user']);
+    expect((await w.store.users.findById(first.user.id))?.roles).toEqual(['admin']);
+  });
+
   it('is registration_closed or local_login_disabled when the settings say so, and stores nothing', async () => {
     const closed = withRegistration({ registrationOpen: false });
     expect(await errorOf(closed.registerUser.execute(input))).toMatchObject({ kind: 'forbidden', code: 'registration_closed' });

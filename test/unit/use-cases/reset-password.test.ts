@@ -1,5 +1,5 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import { admin, alice, aWorld, errorOf, type World } from '../../support/kit.js';
+import { admin, alice, aWorld, errorOf, GatedPasswordHasher, type World } from '../../support/kit.js';
 
 let w: World;
 beforeEach(() => {
@@ -18,6 +18,20 @@ describe('ResetPassword', () => {
     expect(await w.store.users.findById(user.id)).toEqual(updated);
     expect(await w.hasher.verify(NEW, updated.passwordHash)).toBe(true);
     expect(await errorOf(w.authenticate.execute(issued.token))).toMatchObject({ code: 'invalid_token' });
+  });
+
+  it("keeps a disable made while the new password is hashed, and answers with the stored account", async () => {
+    const hasher = new GatedPasswordHasher();
+    w = aWorld({ hasher });
+    const { user } = await w.storeUser({ roles: ['user'] });
+    const gate = hasher.pauseNextHash();
+    const reset = w.resetPassword.execute(admin, { userId: user.id, newPassword: NEW });
+    await gate.arrived;
+    await w.updateUser.execute(admin, { id: user.id, disabled: true });
+    gate.release();
+    const updated = await reset;
+    expect(updated).toMatchObject({ disabled: true, tokenVersion: 2 });
+    expect(await w.store.users.findById(user.id)).toEqual(updated);
   });
 
   it('gives an SSO-only account a password', async () => {

@@ -11,7 +11,7 @@ describe('UpdateUser', () => {
     const { user } = await w.storeUser({ roles: ['user'] });
     w.clock.advance(60_000);
     const updated = await w.updateUser.execute(admin, { id: user.id, roles: ['reader', 'reader'], disabled: true });
-    expect(updated).toEqual({ ...user, roles: ['reader'], disabled: true, updatedAt: w.clock.now() });
+    expect(updated).toEqual({ ...user, roles: ['reader'], disabled: true, tokenVersion: 1, updatedAt: w.clock.now() });
     expect(await w.store.users.findById(user.id)).toEqual(updated);
   });
 
