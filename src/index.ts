@@ -18,6 +18,7 @@ export * from './domain/policies.js';
 export * from './domain/return-to.js';
 export * from './domain/shelf-rules.js';
 export * from './domain/shelf.js';
+export * from './domain/token-revocation.js';
 export * from './domain/user.js';
 export type * from './application/ports.js';
 export * from './application/use-cases/add-book-to-shelf.js';
