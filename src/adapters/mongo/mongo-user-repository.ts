@@ -26,7 +26,7 @@ interface UserDocument {
 }
 
 /** The one document every change that could remove the last active admin writes (see assertAnotherAdmin). */
-const LAST_ADMIN_GUARD = 'last_admin';
+const LAST_ADMIN_GUARD = 'last-admin-guard';
 
 /** UserRepository on MongoDB; usernames, e-mails and OIDC identities are unique through indexes. */
 export class MongoUserRepository implements UserRepository {
