@@ -2,7 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { HealthCheck } from '../../application/ports.js';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { SqliteBookRepository } from './sqlite-book-repository.js';
-import { openSqliteDatabase } from './sqlite-database.js';
+import { openSqliteCounterConnection, openSqliteDatabase } from './sqlite-database.js';
 import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
 import { SqliteOneTimeCodeRepository } from './sqlite-one-time-code-repository.js';
 import { SqliteShelfRepository } from './sqlite-shelf-repository.js';
@@ -42,16 +42,18 @@ export class SqliteHealthCheck implements HealthCheck {
 /** Opens `<dataDir>/stacks.db` (`:memory:` for a private, throwaway database) and builds the repositories. */
 export function createSqliteStore(dataDir: string): SqliteStore {
   const db = openSqliteDatabase(dataDir);
+  const counters = openSqliteCounterConnection(db, dataDir);
   return {
     db,
     users: new SqliteUserRepository(db),
     revocations: new SqliteTokenRevocationRepository(db),
-    throttle: new SqliteLoginThrottleRepository(db),
+    throttle: new SqliteLoginThrottleRepository(counters),
     books: new SqliteBookRepository(db),
     shelves: new SqliteShelfRepository(db),
     oneTimeCodes: new SqliteOneTimeCodeRepository(db),
     health: new SqliteHealthCheck(db),
     close: async () => {
+      if (counters !== db && counters.open) counters.close();
       if (!db.open) return;
       db.pragma('optimize');
       db.close();
