@@ -1,11 +1,18 @@
-import { actorFor } from '../../domain/actor.js';
+import { actorFor, type Actor } from '../../domain/actor.js';
 import { actorThroughKey, API_KEY_TOUCH_INTERVAL_MS, keyWorksFor, touchDue, type ApiKey } from '../../domain/api-key.js';
 import { addressBucket } from '../../domain/client-address.js';
 import { invalidToken, rateLimited } from '../../domain/error-catalogue.js';
 import type { ThrottlePolicy } from '../../domain/login-throttle.js';
+import type { User } from '../../domain/user.js';
 import type { ApiKeyRepository, Clock, LoginThrottleRepository, SecretGenerator, UserRepository } from '../ports.js';
 import { lookupOfMd5, lookupOfSecret } from './api-key-access.js';
-import type { Authenticated } from './authenticate.js';
+
+/** The owner acting through a key, with the key as stored. */
+export interface KeyAuthenticated {
+  readonly actor: Actor;
+  readonly user: User;
+  readonly key: ApiKey;
+}
 
 /** How the caller proved the key: the secret itself, or KOReader's lowercase hex MD5 of it. */
 export type KeyProof = { readonly secret: string } | { readonly md5Hex: string };
@@ -27,7 +34,7 @@ export class AuthenticateApiKey {
     private readonly policy: ThrottlePolicy,
   ) {}
 
-  async execute(proof: KeyProof, clientAddress: string): Promise<Authenticated & { readonly key: ApiKey }> {
+  async execute(proof: KeyProof, clientAddress: string): Promise<KeyAuthenticated> {
     const addressKey = `api-key-address:${addressBucket(clientAddress)}`;
     const waitMs = await this.throttle.reserve(addressKey, this.clock.now(), this.policy);
     if (waitMs > 0) throw rateLimited(Math.ceil(waitMs / 1000));
@@ -38,6 +45,6 @@ export class AuthenticateApiKey {
     if (!key || !user || !keyWorksFor(key, user, now)) throw invalidToken();
     await this.throttle.release(addressKey, now, this.policy);
     if (touchDue(key, now)) await this.keys.touchLastUsed(key.id, now, API_KEY_TOUCH_INTERVAL_MS);
-    return { actor: actorThroughKey(actorFor(user), key), user, claims: null, key };
+    return { actor: actorThroughKey(actorFor(user), key), user, key };
   }
 }

@@ -28,7 +28,10 @@ export class Authenticate {
 
   async execute(token: string | undefined, clientAddress = 'unknown'): Promise<Authenticated> {
     if (!token) throw missingToken();
-    if (this.apiKeys && isApiKeySecret(token)) return this.apiKeys.execute({ secret: token }, clientAddress);
+    if (this.apiKeys && isApiKeySecret(token)) {
+      const { actor, user } = await this.apiKeys.execute({ secret: token }, clientAddress);
+      return { actor, user, claims: null };
+    }
     const claims = this.tokens.verify(token);
     if (await this.revocations.isRevoked(claims.jti)) throw invalid();
     const user = await this.users.findById(claims.userId);
