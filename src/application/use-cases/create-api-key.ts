@@ -1,6 +1,6 @@
 import type { Actor } from '../../domain/actor.js';
 import {
-  API_KEY_PREFIX, actsThroughKey, canonicalPermissions, displayPrefixOf, permissionsNotHeld, type ApiKey,
+  API_KEY_NAME_MAX_LENGTH, API_KEY_PREFIX, actsThroughKey, canonicalPermissions, displayPrefixOf, permissionsNotHeld, type ApiKey,
 } from '../../domain/api-key.js';
 import { invalidInput, permissionDenied } from '../../domain/error-catalogue.js';
 import type { Permission } from '../../domain/permissions.js';
@@ -38,6 +38,10 @@ export class CreateApiKey {
   async execute(actor: Actor, input: CreateApiKeyInput): Promise<CreatedApiKey> {
     if (actsThroughKey(actor)) throw permissionDenied();
     const { owner, ownerActor } = await keyOwnerFor(actor, input.ownerId, this.users);
+    const name = input.name.trim();
+    if (name.length === 0 || name.length > API_KEY_NAME_MAX_LENGTH) {
+      throw invalidInput('The key needs a name.', [{ field: 'name', message: `must be 1 to ${API_KEY_NAME_MAX_LENGTH} characters` }]);
+    }
     const now = this.clock.now();
     if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
       throw invalidInput('The key would expire before it is used.', [{ field: 'expires_at', message: 'must be in the future' }]);
@@ -46,7 +50,7 @@ export class CreateApiKey {
     if (permissionsNotHeld(ownerActor, permissions).length > 0) throw permissionDenied();
     const secret = `${API_KEY_PREFIX}${this.secrets.generate()}`;
     const key: ApiKey = {
-      id: this.ids.next(), ownerId: owner.id, name: input.name, lookup: lookupOfSecret(this.secrets, secret),
+      id: this.ids.next(), ownerId: owner.id, name, lookup: lookupOfSecret(this.secrets, secret),
       prefix: displayPrefixOf(secret), permissions, ownerTokenVersion: owner.tokenVersion,
       expiresAt: input.expiresAt ?? null, lastUsedAt: null, createdAt: now,
     };

@@ -49,6 +49,13 @@ describe('CreateApiKey', () => {
     expect((await w.createApiKey.execute(actor, { ownerId: user.id, name: 'k', expiresAt: later })).key.expiresAt).toEqual(later);
   });
 
+  it('refuses an empty or over-long name (the CLI passes no schema)', async () => {
+    const { user, actor } = await w.storeUser();
+    for (const name of ['  ', 'x'.repeat(101)]) {
+      expect(await errorOf(w.createApiKey.execute(actor, { ownerId: user.id, name }))).toMatchObject({ code: 'validation_failed', errors: [{ field: 'name' }] });
+    }
+  });
+
   it('is refused to a caller acting through a key, so a key never mints another', async () => {
     const { user, actor } = await w.storeUser();
     const { secret } = await w.createApiKey.execute(actor, { ownerId: user.id, name: 'first' });
