@@ -3,6 +3,7 @@
  * Imports no HTTP framework and no database driver (checked by test/unit/core-entry.test.ts).
  */
 export * from './domain/actor.js';
+export * from './domain/api-key.js';
 export * from './domain/book-file-name.js';
 export * from './domain/book-metadata.js';
 export * from './domain/book.js';
@@ -22,11 +23,14 @@ export * from './domain/token-revocation.js';
 export * from './domain/user.js';
 export type * from './application/ports.js';
 export * from './application/use-cases/add-book-to-shelf.js';
+export * from './application/use-cases/api-key-access.js';
+export * from './application/use-cases/authenticate-api-key.js';
 export * from './application/use-cases/authenticate.js';
 export * from './application/use-cases/book-access.js';
 export * from './application/use-cases/bootstrap-admin.js';
 export * from './application/use-cases/change-password.js';
 export * from './application/use-cases/complete-oidc-login.js';
+export * from './application/use-cases/create-api-key.js';
 export * from './application/use-cases/create-shelf.js';
 export * from './application/use-cases/create-user.js';
 export * from './application/use-cases/delete-book.js';
@@ -37,6 +41,7 @@ export * from './application/use-cases/get-book-cover.js';
 export * from './application/use-cases/get-book-file.js';
 export * from './application/use-cases/get-book.js';
 export * from './application/use-cases/get-shelf.js';
+export * from './application/use-cases/list-api-keys.js';
 export * from './application/use-cases/list-books.js';
 export * from './application/use-cases/list-roles.js';
 export * from './application/use-cases/list-shelf-books.js';
@@ -54,6 +59,7 @@ export * from './application/use-cases/reconcile-book-storage.js';
 export * from './application/use-cases/register-user.js';
 export * from './application/use-cases/remove-book-from-shelf.js';
 export * from './application/use-cases/reset-password.js';
+export * from './application/use-cases/revoke-api-key.js';
 export * from './application/use-cases/shelf-access.js';
 export * from './application/use-cases/start-oidc-link.js';
 export * from './application/use-cases/start-oidc-login.js';

@@ -1,3 +1,4 @@
+import type { ApiKey } from '../domain/api-key.js';
 import type { Book, BookFormat, BookMetadata, BookQuery } from '../domain/book.js';
 import type { MetadataPatch } from '../domain/book-metadata.js';
 import type { ThrottleCounter, ThrottlePolicy } from '../domain/login-throttle.js';
@@ -67,6 +68,21 @@ export interface LoginThrottleRepository {
   release(key: string, now: Date, policy: ThrottlePolicy): Promise<void>;
   /** Forgets the key, block included. */
   reset(key: string): Promise<void>;
+}
+
+export interface ApiKeyRepository {
+  /** Inserts; the lookup digest is unique. */
+  create(key: ApiKey): Promise<void>;
+  /** The key with this lookup digest (`sha256(md5hex(secret))`), or null. */
+  findByLookup(lookup: string): Promise<ApiKey | null>;
+  /** The owner's keys, newest first, then by id. */
+  listByOwner(ownerId: string, page: PageRequest): Promise<Slice<ApiKey>>;
+  /** Deletes the key only when ownerId owns it; false otherwise. */
+  revoke(ownerId: string, id: string): Promise<boolean>;
+  /** Sets lastUsedAt to now in one conditional write, only when it is unset or older than minIntervalMs; true when written. */
+  touchLastUsed(id: string, now: Date, minIntervalMs: number): Promise<boolean>;
+  /** Deletes every key of the owner; returns how many. */
+  deleteForUser(ownerId: string): Promise<number>;
 }
 
 export interface BookRepository {
@@ -256,4 +272,6 @@ export interface SecretGenerator {
   generate(): string;
   /** The base64url SHA-256 digest of value (PKCE S256 challenges, stored code hashes). */
   digest(value: string): string;
+  /** The lowercase hex MD5 of value's UTF-8 bytes (what KOReader sends as its sync key). */
+  md5Hex(value: string): string;
 }

@@ -52,6 +52,7 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('BookRepository', store.books);
   register('ShelfRepository', store.shelves);
   register('OneTimeCodeRepository', store.oneTimeCodes);
+  register('ApiKeyRepository', store.apiKeys);
   register('HealthCheck', store.health);
   register('PasswordHasher', hasher);
   register('TokenService', new JwtTokenService({ secret, expiresInSeconds: config.jwtExpiresInSeconds, clock: time, ids }));

@@ -1,3 +1,4 @@
+import { apiKeyRoutes } from '../adapters/http/api-keys.routes.js';
 import type { HttpDeps } from '../adapters/http/app.js';
 import { bookRoutes } from '../adapters/http/books.routes.js';
 import { healthRoutes } from '../adapters/http/health.routes.js';
@@ -8,7 +9,7 @@ import { shelfRoutes } from '../adapters/http/shelves.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
 import { opdsRouter } from '../adapters/opds/opds-router.js';
 import {
-  AddBookToShelf, Authenticate, ChangePassword, CompleteOidcLogin, CreateShelf, DeleteBook, DeleteShelf, DeleteUser,
+  AddBookToShelf, Authenticate, AuthenticateApiKey, ChangePassword, CreateApiKey, ListApiKeys, RevokeApiKey, CompleteOidcLogin, CreateShelf, DeleteBook, DeleteShelf, DeleteUser,
   ExchangeOidcCode, GetBook, GetBookCover, GetBookFile, GetShelf, GetUser, ListBooks, ListRoles, ListShelfBooks, ListShelves,
   ListUsers, LoginUser, Logout, RegisterUser, RemoveBookFromShelf, StartOidcLink, StartOidcLogin, UpdateBook, UpdateShelf, UpdateUser,
   UploadBook,
@@ -39,6 +40,7 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
       ...identityRoutes({
         register: di.resolve(RegisterUser), login: di.resolve(LoginUser), logout: di.resolve(Logout), changePassword: di.resolve(ChangePassword), authConfig, logger,
       }),
+      ...apiKeyRoutes({ create: di.resolve(CreateApiKey), list: di.resolve(ListApiKeys), revoke: di.resolve(RevokeApiKey) }),
       ...userRoutes({ list: di.resolve(ListUsers), get: di.resolve(GetUser), update: di.resolve(UpdateUser), remove: di.resolve(DeleteUser), roles: di.resolve(ListRoles) }),
       ...bookRoutes({
         upload: di.resolve(UploadBook), list: di.resolve(ListBooks), get: di.resolve(GetBook), update: di.resolve(UpdateBook), remove: di.resolve(DeleteBook),
@@ -52,7 +54,7 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
       ...oidcRoutes({ flow: oidcFlow, logger }),
     ],
     extraRouters: [{ path: '/opds', router: opdsRouter({
-      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), publicUrl: config.publicUrl,
+      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), apiKeys: di.resolve(AuthenticateApiKey), publicUrl: config.publicUrl,
       listBooks: di.resolve(ListBooks), getBook: di.resolve(GetBook), file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover),
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
     }) }],

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { EXIT_FAILED, UsageError, type CliIo } from '../adapters/cli/cli-io.js';
 import { parseCommand } from '../adapters/cli/commands.js';
 import { runCommand, usageError, type CliDeps } from '../adapters/cli/run-cli.js';
-import { CreateUser, FindUserByUsername, ResetPassword, UpdateUser, UploadBook } from '../index.js';
+import { CreateApiKey, CreateUser, FindUserByUsername, ListApiKeys, ResetPassword, RevokeApiKey, UpdateUser, UploadBook } from '../index.js';
 import { ConfigError, loadConfig } from './config.js';
 import { buildContainer, type ContainerOverrides } from './container.js';
 
@@ -36,6 +36,9 @@ export async function runStacksCli(argv: readonly string[], env: NodeJS.ProcessE
       updateUser: di.resolve(UpdateUser),
       resetPassword: di.resolve(ResetPassword),
       uploadBook: di.resolve(UploadBook),
+      createApiKey: di.resolve(CreateApiKey),
+      listApiKeys: di.resolve(ListApiKeys),
+      revokeApiKey: di.resolve(RevokeApiKey),
     };
     return await runCommand(command, deps, io);
   } finally {

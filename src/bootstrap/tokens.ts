@@ -19,6 +19,7 @@ export const PORTS = Object.freeze({
   BookRepository: token<P.BookRepository>('BookRepository'),
   ShelfRepository: token<P.ShelfRepository>('ShelfRepository'),
   OneTimeCodeRepository: token<P.OneTimeCodeRepository>('OneTimeCodeRepository'),
+  ApiKeyRepository: token<P.ApiKeyRepository>('ApiKeyRepository'),
   HealthCheck: token<P.HealthCheck>('HealthCheck'),
   PasswordHasher: token<P.PasswordHasher>('PasswordHasher'),
   TokenService: token<P.TokenService>('TokenService'),

@@ -1,6 +1,6 @@
 import { instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import {
-  AddBookToShelf, Authenticate, BootstrapAdmin, ChangePassword, CompleteOidcLogin, CreateShelf, CreateUser, DeleteBook,
+  AddBookToShelf, Authenticate, AuthenticateApiKey, BootstrapAdmin, CreateApiKey, ListApiKeys, RevokeApiKey, ChangePassword, CompleteOidcLogin, CreateShelf, CreateUser, DeleteBook,
   DeleteShelf, DeleteUser, ExchangeOidcCode, FindUserByUsername, GetBook, GetBookCover, GetBookFile, GetShelf, GetUser,
   ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY,
   OidcAccounts, OidcAttemptLimiter, ReconcileBookStorage, RegisterUser, RemoveBookFromShelf, ResetPassword, StartOidcLink, StartOidcLogin,
@@ -24,7 +24,12 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   }));
   singleton(LoginUser, (p) =>
     new LoginUser(p.UserRepository, p.PasswordHasher, p.TokenService, p.LoginThrottleRepository, p.Clock, loginPolicies, config.localLogin));
-  singleton(Authenticate, (p) => new Authenticate(p.TokenService, p.TokenRevocationRepository, p.UserRepository));
+  singleton(AuthenticateApiKey, (p) =>
+    new AuthenticateApiKey(p.ApiKeyRepository, p.UserRepository, p.SecretGenerator, p.LoginThrottleRepository, p.Clock, loginPolicies.address));
+  singleton(Authenticate, (p, c) => new Authenticate(p.TokenService, p.TokenRevocationRepository, p.UserRepository, c.resolve(AuthenticateApiKey)));
+  singleton(CreateApiKey, (p) => new CreateApiKey(p.ApiKeyRepository, p.UserRepository, p.SecretGenerator, p.Clock, p.IdGenerator));
+  singleton(ListApiKeys, (p) => new ListApiKeys(p.ApiKeyRepository, p.UserRepository));
+  singleton(RevokeApiKey, (p) => new RevokeApiKey(p.ApiKeyRepository, p.UserRepository));
   singleton(Logout, (p) => new Logout(p.TokenRevocationRepository));
   singleton(ChangePassword, (p) => new ChangePassword(p.UserRepository, p.PasswordHasher, p.Clock, p.LoginThrottleRepository, loginPolicies.account));
   singleton(BootstrapAdmin, (p) => new BootstrapAdmin(p.UserRepository, p.PasswordHasher, p.Clock, p.IdGenerator));

@@ -7,6 +7,8 @@ export interface Actor {
   readonly username: string;
   readonly roles: readonly RoleName[];
   readonly permissions: readonly Permission[];
+  /** Set when the request came with a personal API key: its id (its permissions are the ceiling above). */
+  readonly apiKeyId?: string;
 }
 
 export function actorFor(user: { id: string; username: string; roles: readonly RoleName[] }): Actor {

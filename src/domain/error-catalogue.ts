@@ -51,6 +51,9 @@ export const coverNotFound = (bookId: string): NotFoundError => new NotFoundErro
 export const bookFileNotFound = (bookId: string): NotFoundError =>
   new NotFoundError('book_file_not_found', `The file of book '${bookId}' is missing.`);
 
+/** No API key with this id among the owner's keys. */
+export const apiKeyNotFound = (id: string): NotFoundError => new NotFoundError('api_key_not_found', `No API key with id '${id}'.`);
+
 /** Single sign-on is not configured (no OIDC_ISSUER). */
 export const oidcDisabled = (): NotFoundError => new NotFoundError('oidc_disabled', 'Single sign-on is not configured.');
 
@@ -89,6 +92,9 @@ export const accountDisabled = (): PermissionDeniedError => new PermissionDenied
 /** Another account has this username. */
 export const usernameTaken = (username: string): ConflictError =>
   new ConflictError('username_already_exists', `The username '${username}' is taken.`);
+
+/** A key with this id or secret digest is already stored. */
+export const apiKeyExists = (): ConflictError => new ConflictError('api_key_exists', 'This API key already exists.');
 
 /** Another account has this e-mail address. */
 export const emailTaken = (): ConflictError => new ConflictError('email_already_exists', 'An account with this e-mail already exists.');

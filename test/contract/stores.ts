@@ -3,6 +3,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
+  ApiKeyRepository,
   BookRepository,
   HealthCheck,
   LoginThrottleRepository,
@@ -25,6 +26,7 @@ export interface ContractStore {
   readonly books: BookRepository;
   readonly shelves: ShelfRepository;
   readonly oneTimeCodes: OneTimeCodeRepository;
+  readonly apiKeys: ApiKeyRepository;
   readonly health: HealthCheck;
   /** Closes the store and removes whatever it left on disk. */
   dispose(): Promise<void>;

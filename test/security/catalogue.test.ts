@@ -3,6 +3,7 @@ import { accessAttacks } from './attacks/access.attacks.js';
 import { authAttacks } from './attacks/auth.attacks.js';
 import { configAttacks } from './attacks/config.attacks.js';
 import { inputAttacks } from './attacks/input.attacks.js';
+import { keyAttacks } from './attacks/keys.attacks.js';
 import { closeOidc, oidcAttacks } from './attacks/oidc.attacks.js';
 import { resourceAttacks } from './attacks/resources.attacks.js';
 import { tokenAttacks } from './attacks/tokens.attacks.js';
@@ -15,7 +16,7 @@ const world = await createWorld();
 const document = (await world.api().get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
 
 const catalogue: Attack[] = [
-  ...authAttacks, ...tokenAttacks, ...accessAttacks(document), ...inputAttacks,
+  ...authAttacks, ...tokenAttacks, ...keyAttacks, ...accessAttacks(document), ...inputAttacks,
   ...uploadAttacks, ...oidcAttacks, ...configAttacks, ...resourceAttacks,
 ];
 const outcomes = new Map<string, Outcome>();

@@ -3,6 +3,10 @@ import { createMemoryStore } from '../../src/adapters/memory/memory-store.js';
 import type { BlobStore, MetadataReader, PasswordHasher, UploadStaging } from '../../src/application/ports.js';
 import { AddBookToShelf } from '../../src/application/use-cases/add-book-to-shelf.js';
 import { Authenticate } from '../../src/application/use-cases/authenticate.js';
+import { AuthenticateApiKey } from '../../src/application/use-cases/authenticate-api-key.js';
+import { CreateApiKey } from '../../src/application/use-cases/create-api-key.js';
+import { ListApiKeys } from '../../src/application/use-cases/list-api-keys.js';
+import { RevokeApiKey } from '../../src/application/use-cases/revoke-api-key.js';
 import { BootstrapAdmin } from '../../src/application/use-cases/bootstrap-admin.js';
 import { ChangePassword } from '../../src/application/use-cases/change-password.js';
 import { CompleteOidcLogin } from '../../src/application/use-cases/complete-oidc-login.js';
@@ -77,7 +81,7 @@ export interface WorldOptions extends Partial<WorldSettings> {
 export function aWorld(options: WorldOptions = {}) {
   const settings: WorldSettings = { ...DEFAULT_WORLD_SETTINGS, ...options };
   const store = createMemoryStore();
-  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes } = store;
+  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes, apiKeys } = store;
   const { staging, blobs, metadata } = options.files ?? NO_FILES;
   const clock = new FakeClock();
   const ids = new SequentialIds(options.idPrefix ?? 'id-');
@@ -87,12 +91,17 @@ export function aWorld(options: WorldOptions = {}) {
   const oidc = new FakeOidcProvider();
   const limiter = new OidcAttemptLimiter(throttle, clock, settings.oidcPolicy);
   const oidcAccounts = new OidcAccounts(users, clock, ids, settings.oidcAccounts);
+  const authenticateApiKey = new AuthenticateApiKey(apiKeys, users, secrets, throttle, clock, settings.loginPolicies.address);
   return {
     store, clock, ids, hasher, tokens, secrets, oidc,
     bootstrapAdmin: new BootstrapAdmin(users, hasher, clock, ids),
     registerUser: new RegisterUser(users, hasher, tokens, clock, ids, settings.registration),
     loginUser: new LoginUser(users, hasher, tokens, throttle, clock, settings.loginPolicies, settings.registration.localLogin),
-    authenticate: new Authenticate(tokens, revocations, users),
+    authenticate: new Authenticate(tokens, revocations, users, authenticateApiKey),
+    authenticateApiKey,
+    createApiKey: new CreateApiKey(apiKeys, users, secrets, clock, ids),
+    listApiKeys: new ListApiKeys(apiKeys, users),
+    revokeApiKey: new RevokeApiKey(apiKeys, users),
     logout: new Logout(revocations),
     changePassword: new ChangePassword(users, hasher, clock, throttle, settings.loginPolicies.account),
     createUser: new CreateUser(users, hasher, clock, ids),

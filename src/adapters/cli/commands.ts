@@ -1,6 +1,7 @@
 import { parseArgs } from 'node:util';
 import { isRoleName, type RoleName } from '../../domain/permissions.js';
 import { UsageError } from './cli-io.js';
+import { KEYS_USAGE, parseKeys, type KeyCommand } from './key-commands.js';
 
 type PasswordSource = { readonly from: 'stdin' } | { readonly from: 'argument'; readonly value: string };
 
@@ -11,7 +12,8 @@ export type Command =
   | { readonly name: 'user-roles'; readonly username: string; readonly roles: RoleName[] }
   | { readonly name: 'user-reset-password'; readonly username: string; readonly password: PasswordSource }
   | { readonly name: 'user-disable' | 'user-enable'; readonly username: string }
-  | { readonly name: 'import'; readonly folder: string; readonly owner: string };
+  | { readonly name: 'import'; readonly folder: string; readonly owner: string }
+  | KeyCommand;
 
 export const USAGE = `Usage: stacks <command>
 
@@ -21,6 +23,7 @@ export const USAGE = `Usage: stacks <command>
   user disable <username>
   user enable <username>
   import <folder> --owner <username>
+${KEYS_USAGE}
   help
 
 Roles: admin, user, reader. The store is the one configured by DATABASE_URL / DATA_DIR (and .env).
@@ -85,6 +88,7 @@ export function parseCommand(argv: readonly string[]): Command {
   try {
     if (name === undefined || name === 'help' || name === '--help' || name === '-h') return { name: 'help' };
     if (name === 'user') return parseUser(rest);
+    if (name === 'keys') return parseKeys(rest);
     if (name === 'import') {
       const { values, positionals } = parseArgs({ args: rest, options: { owner: { type: 'string' } }, allowPositionals: true, strict: true });
       const [folder] = exactly(positionals, 1, '<folder>') as [string];

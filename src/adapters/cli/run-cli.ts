@@ -10,9 +10,10 @@ import type { User } from '../../domain/user.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, passwordFromStdin, say, UsageError, type CliIo } from './cli-io.js';
 import { USAGE, type Command } from './commands.js';
 import { importFolder } from './import-books.js';
+import { runKeyCommand, type KeyCliDeps } from './key-commands.js';
 
 /** The use cases the command line drives: the same ones the HTTP adapter uses, plus the admin-only ones. */
-export interface CliDeps {
+export interface CliDeps extends KeyCliDeps {
   readonly createUser: CreateUser;
   readonly findUser: FindUserByUsername;
   readonly updateUser: UpdateUser;
@@ -66,6 +67,10 @@ async function execute(command: Command, deps: CliDeps, io: CliIo): Promise<numb
       const summary = await importFolder(deps.uploadBook, actor, command.folder, io);
       return summary.failed > 0 ? EXIT_FAILED : EXIT_OK;
     }
+    case 'keys-create':
+    case 'keys-list':
+    case 'keys-revoke':
+      return runKeyCommand(command, deps, OPERATOR, io);
   }
 }
 

@@ -8,7 +8,7 @@ const BEARER = /^Bearer +([A-Za-z0-9._~+/=-]+) *$/i;
 const authorizationCount = (req: Request): number =>
   req.rawHeaders.filter((value, i) => i % 2 === 0 && value.toLowerCase() === 'authorization').length;
 
-/** The token from `Authorization: Bearer <jwt>` only: never from the query string or a cookie, never from a repeated header. */
+/** The token from `Authorization: Bearer <jwt or stk_ key>` only: never from the query string or a cookie, never from a repeated header. */
 export function bearerToken(req: Request): string | undefined {
   if (authorizationCount(req) > 1) return undefined;
   const header = req.get('authorization');
@@ -16,5 +16,5 @@ export function bearerToken(req: Request): string | undefined {
 }
 
 export function bearerAuthenticator(authenticate: Authenticate): Authenticator {
-  return (req) => authenticate.execute(bearerToken(req));
+  return (req) => authenticate.execute(bearerToken(req), req.ip ?? 'unknown');
 }

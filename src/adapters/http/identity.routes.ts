@@ -3,6 +3,7 @@ import type { LoginUser } from '../../application/use-cases/login-user.js';
 import type { Logout } from '../../application/use-cases/logout.js';
 import type { RegisterUser } from '../../application/use-cases/register-user.js';
 import type { Logger } from 'pino';
+import { permissionDenied } from '../../domain/error-catalogue.js';
 import { presentToken, presentUser } from './presenters/user-presenter.js';
 import { route, type AnyRoute } from './route.js';
 import { AuthConfigSchema, ChangePasswordBody, LoginBody, RegisterBody, TokenResponseSchema, UserSchema } from './schemas/identity.js';
@@ -57,7 +58,9 @@ export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
     route({
       method: 'post', path: '/api/auth/logout', summary: 'Revoke the token used for this request', tag, auth: true,
       responses: { 204: { description: 'Logged out' } },
+      errors: [403],
       async handle({ auth, res }) {
+        if (!auth.claims) throw permissionDenied(); // a personal API key is revoked with DELETE /api/auth/keys/{id}
         await deps.logout.execute(auth.claims);
         res.status(204).end();
       },

@@ -3,7 +3,7 @@ import type { SecretGenerator } from '../../application/ports.js';
 
 const SECRET_BYTES = 32;
 
-/** SecretGenerator on node:crypto: 256-bit random base64url strings and SHA-256 digests. */
+/** SecretGenerator on node:crypto: 256-bit random base64url strings SHA-256 digests and MD5 hex (KOReader's sync key). */
 export class CryptoSecretGenerator implements SecretGenerator {
   generate(): string {
     return randomBytes(SECRET_BYTES).toString('base64url');
@@ -11,5 +11,9 @@ export class CryptoSecretGenerator implements SecretGenerator {
 
   digest(value: string): string {
     return createHash('sha256').update(value, 'utf8').digest('base64url');
+  }
+
+  md5Hex(value: string): string {
+    return createHash('md5').update(value, 'utf8').digest('hex');
   }
 }

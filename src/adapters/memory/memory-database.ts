@@ -1,3 +1,4 @@
+import type { ApiKey } from '../../domain/api-key.js';
 import type { Book } from '../../domain/book.js';
 import type { ThrottleCounter } from '../../domain/login-throttle.js';
 import type { Shelf } from '../../domain/shelf.js';
@@ -17,6 +18,7 @@ export class MemoryDatabase {
   readonly books = new Map<string, Book>();
   readonly shelves = new Map<string, ShelfRecord>();
   readonly oneTimeCodes = new Map<string, { value: string; expiresAt: number }>();
+  readonly apiKeys = new Map<string, ApiKey>();
   closed = false;
 }
 

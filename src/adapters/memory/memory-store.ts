@@ -1,5 +1,6 @@
 import type { HealthCheck } from '../../application/ports.js';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
+import { InMemoryApiKeyRepository } from './in-memory-api-key-repository.js';
 import { InMemoryBookRepository } from './in-memory-book-repository.js';
 import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repository.js';
 import { InMemoryOneTimeCodeRepository } from './in-memory-one-time-code-repository.js';
@@ -16,6 +17,7 @@ export interface MemoryStore {
   readonly books: InMemoryBookRepository;
   readonly shelves: InMemoryShelfRepository;
   readonly oneTimeCodes: InMemoryOneTimeCodeRepository;
+  readonly apiKeys: InMemoryApiKeyRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -38,6 +40,7 @@ export function createMemoryStore(): MemoryStore {
     books: new InMemoryBookRepository(db),
     shelves: new InMemoryShelfRepository(db),
     oneTimeCodes: new InMemoryOneTimeCodeRepository(db),
+    apiKeys: new InMemoryApiKeyRepository(db),
     health: new InMemoryHealthCheck(db),
     close: async () => {
       db.closed = true;

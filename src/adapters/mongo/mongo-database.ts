@@ -13,6 +13,10 @@ export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   ],
   revocations: [{ key: { expiresAt: 1 }, name: 'revocations_ttl', expireAfterSeconds: 0 }],
   throttles: [],
+  api_keys: [
+    { key: { lookup: 1 }, name: 'api_keys_lookup', unique: true },
+    { key: { ownerId: 1, createdAt: -1, _id: 1 }, name: 'api_keys_owner' },
+  ],
   one_time_codes: [{ key: { expiresAt: 1 }, name: 'one_time_codes_ttl', expireAfterSeconds: 0 }],
   books: [
     { key: { sha256: 1 }, name: 'books_sha256', unique: true },

@@ -1,6 +1,7 @@
 import type { HealthCheck } from '../../application/ports.js';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { GridFsBlobStore } from './grid-fs-blob-store.js';
+import { MongoApiKeyRepository } from './mongo-api-key-repository.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
 import { MongoDatabase } from './mongo-database.js';
 import { MongoLoginThrottleRepository } from './mongo-login-throttle-repository.js';
@@ -19,6 +20,7 @@ export interface MongoStore {
   readonly books: MongoBookRepository;
   readonly shelves: MongoShelfRepository;
   readonly oneTimeCodes: MongoOneTimeCodeRepository;
+  readonly apiKeys: MongoApiKeyRepository;
   readonly health: HealthCheck;
   readonly blobs: GridFsBlobStore;
   close(): Promise<void>;
@@ -56,6 +58,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     books: new MongoBookRepository(db),
     shelves: new MongoShelfRepository(db),
     oneTimeCodes: new MongoOneTimeCodeRepository(db),
+    apiKeys: new MongoApiKeyRepository(db),
     health: new MongoHealthCheck(database),
     blobs: new GridFsBlobStore(db),
     close: () => database.close(),

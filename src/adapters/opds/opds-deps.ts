@@ -1,4 +1,5 @@
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
+import type { AuthenticateApiKey } from '../../application/use-cases/authenticate-api-key.js';
 import type { GetBook } from '../../application/use-cases/get-book.js';
 import type { GetBookCover } from '../../application/use-cases/get-book-cover.js';
 import type { GetBookFile } from '../../application/use-cases/get-book-file.js';
@@ -13,6 +14,8 @@ export interface OpdsDeps {
   readonly login: LoginUser;
   /** Re-checks a remembered Basic login like a bearer token (disabled, password changed, roles). */
   readonly authenticate: Authenticate;
+  /** Checks a personal API key given as the Basic password. */
+  readonly apiKeys: AuthenticateApiKey;
   readonly listBooks: ListBooks;
   readonly getBook: GetBook;
   readonly file: GetBookFile;

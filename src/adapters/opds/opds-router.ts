@@ -23,7 +23,7 @@ const sendXml = (res: Response, type: string, xml: string) => sendBody(res, `${t
  */
 export function opdsRouter(deps: OpdsDeps): Router {
   const router = express.Router();
-  const basic = new BasicAuthenticator(deps.login, deps.authenticate);
+  const basic = new BasicAuthenticator(deps.login, deps.authenticate, deps.apiKeys);
   router.use('/v2', opds2Router(deps, basic));
   router.use(async (req, res, next) => {
     res.locals['actor'] = await basic.actor(req, res);

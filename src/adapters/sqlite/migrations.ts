@@ -159,14 +159,31 @@ function rekeyShelfNames(db: Database): void {
   for (const [id, { name, nameKey }] of changes) update.run(name, nameKey, id);
 }
 
+const API_KEYS = `
+CREATE TABLE api_keys (
+  id TEXT PRIMARY KEY,
+  owner_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  lookup TEXT NOT NULL UNIQUE,
+  prefix TEXT NOT NULL,
+  permissions TEXT NOT NULL,
+  owner_token_version INTEGER NOT NULL,
+  expires_at INTEGER,
+  last_used_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX api_keys_owner ON api_keys (owner_id, created_at DESC, id);
+`;
+
 /** The schema history, oldest first. Append new steps; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'one-time codes', sql: ONE_TIME_CODES },
   { version: 3, name: 'shelf name keys by NFC and full case folding', sql: '', run: rekeyShelfNames },
+  { version: 5, name: 'personal API keys', sql: API_KEYS },
 ];
 
-/** Applies, each in its own transaction, every migration newer than the database. Returns the versions applied. */
+/** Applies, each in its own transaction and in order, every migration the database has not recorded (a late gap is filled). Returns the versions applied. */
 export function runMigrations(db: Database, migrations: readonly Migration[] = MIGRATIONS): number[] {
   assertOrdered(migrations);
   db.exec(`CREATE TABLE IF NOT EXISTS schema_migrations (
@@ -179,7 +196,7 @@ export function runMigrations(db: Database, migrations: readonly Migration[] = M
   const record = db.prepare('INSERT INTO schema_migrations (version, name, applied_at) VALUES (?, ?, ?)');
   const done = db.prepare('SELECT 1 FROM schema_migrations WHERE version = ?');
   const applied: number[] = [];
-  for (const migration of migrations.filter((m) => m.version > current)) {
+  for (const migration of migrations.filter((m) => !done.get(m.version))) {
     const ran = db.transaction(() => {
       if (done.get(migration.version)) return false; // another process got there first
       db.exec(migration.sql);
@@ -192,8 +209,11 @@ export function runMigrations(db: Database, migrations: readonly Migration[] = M
   return applied;
 }
 
+/** Versions start at 1 and ascend; a gap is allowed (steps are numbered when planned and may be merged in any order). */
 function assertOrdered(migrations: readonly Migration[]): void {
   migrations.forEach((m, i) => {
-    if (m.version !== i + 1) throw new Error(`Migration '${m.name}' has version ${m.version}, expected ${i + 1}.`);
+    const previous = i === 0 ? 0 : (migrations[i - 1] as Migration).version;
+    const ordered = i === 0 ? m.version === 1 : m.version > previous;
+    if (!ordered) throw new Error(`Migration '${m.name}' has version ${m.version}, after version ${previous}.`);
   });
 }

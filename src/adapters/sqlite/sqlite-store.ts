@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { HealthCheck } from '../../application/ports.js';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
+import { SqliteApiKeyRepository } from './sqlite-api-key-repository.js';
 import { SqliteBookRepository } from './sqlite-book-repository.js';
 import { openSqliteCounterConnection, openSqliteDatabase } from './sqlite-database.js';
 import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
@@ -18,6 +19,7 @@ export interface SqliteStore {
   readonly books: SqliteBookRepository;
   readonly shelves: SqliteShelfRepository;
   readonly oneTimeCodes: SqliteOneTimeCodeRepository;
+  readonly apiKeys: SqliteApiKeyRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -51,6 +53,7 @@ export function createSqliteStore(dataDir: string): SqliteStore {
     books: new SqliteBookRepository(db),
     shelves: new SqliteShelfRepository(db),
     oneTimeCodes: new SqliteOneTimeCodeRepository(db),
+    apiKeys: new SqliteApiKeyRepository(db),
     health: new SqliteHealthCheck(db),
     close: async () => {
       if (counters !== db && counters.open) counters.close();

@@ -1,5 +1,6 @@
 import type { Actor } from '../../domain/actor.js';
-import { invalidCurrentPassword, passwordNotSet, rateLimited, userNotFound } from '../../domain/error-catalogue.js';
+import { actsThroughKey } from '../../domain/api-key.js';
+import { invalidCurrentPassword, passwordNotSet, permissionDenied, rateLimited, userNotFound } from '../../domain/error-catalogue.js';
 import type { ThrottlePolicy } from '../../domain/login-throttle.js';
 import type { Clock, LoginThrottleRepository, PasswordHasher, UserRepository } from '../ports.js';
 import { assertAcceptablePassword } from './password-rules.js';
@@ -12,7 +13,7 @@ export interface ChangePasswordInput {
 /**
  * Sets a new password after checking the current one; every token issued before stops working.
  * Each guess of the current password is reserved in the throttle store (the account policy) before
- * bcrypt runs; a right one forgets the earlier guesses.
+ * bcrypt runs; a right one forgets the earlier guesses. Never through a personal API key (403).
  */
 export class ChangePassword {
   constructor(
@@ -24,6 +25,7 @@ export class ChangePassword {
   ) {}
 
   async execute(actor: Actor, input: ChangePasswordInput): Promise<void> {
+    if (actsThroughKey(actor)) throw permissionDenied();
     const user = await this.users.findById(actor.id);
     if (!user) throw userNotFound(actor.id);
     if (!user.passwordHash) {

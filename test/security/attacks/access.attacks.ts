@@ -24,6 +24,12 @@ const FOREIGN: Record<string, readonly Scenario[]> = {
   'post /api/auth/logout': [['self', () => ({ path: '/api/auth/logout', expect: [204], own: true, as: fresh })]],
   'post /api/auth/oidc/link': [['self', () => ({ path: '/api/auth/oidc/link', body: {}, expect: [404], own: true })]],
   'put /api/auth/password': [['self', () => ({ path: '/api/auth/password', body: { current_password: PW, new_password: 'a new password' }, expect: [204], own: true, as: fresh })]],
+  'post /api/auth/keys': [['own-key', () => ({ path: '/api/auth/keys', body: { name: 'B key' }, expect: [201], own: true })],
+    ['admin-scope', () => ({ path: '/api/auth/keys', body: { name: 'B admin key', permissions: ['admin:*'] }, expect: [403] })]],
+  'get /api/auth/keys': [['self', () => ({ path: '/api/auth/keys', expect: [200] })]],
+  'delete /api/auth/keys/{id}': [['alice-key', (w) => ({ path: `/api/auth/keys/${w.ids.aliceKey}`, expect: [404] })]],
+  'get /api/users/{id}/keys': [['alice', (w) => ({ path: `/api/users/${w.alice.user.id}/keys`, expect: [403] })]],
+  'delete /api/users/{id}/keys/{key_id}': [['alice', (w) => ({ path: `/api/users/${w.alice.user.id}/keys/${w.ids.aliceKey}`, expect: [403] })]],
   'get /api/users': [['list', () => ({ path: '/api/users', expect: [403] })]],
   'get /api/users/{id}': [['alice', (w) => ({ path: `/api/users/${w.alice.user.id}`, expect: [403] })]],
   'patch /api/users/{id}': [['alice', (w) => ({ path: `/api/users/${w.alice.user.id}`, body: { disabled: true }, expect: [403] }), ],
@@ -72,6 +78,9 @@ const READER: Record<string, (w: World) => Case> = {
   'patch /api/users/{id}': (w) => ({ path: `/api/users/${w.reader.user.id}`, body: { roles: ['admin'] }, expect: [403] }),
   'delete /api/users/{id}': (w) => ({ path: `/api/users/${w.bob.user.id}`, expect: [403] }),
   'get /api/roles': () => ({ path: '/api/roles', expect: [403] }),
+  'post /api/auth/keys': () => ({ path: '/api/auth/keys', body: { name: 'writer key', permissions: ['books:read', 'books:write'] }, expect: [403] }),
+  'get /api/users/{id}/keys': (w) => ({ path: `/api/users/${w.alice.user.id}/keys`, expect: [403] }),
+  'delete /api/users/{id}/keys/{key_id}': (w) => ({ path: `/api/users/${w.alice.user.id}/keys/${w.ids.aliceKey}`, expect: [403] }),
 };
 
 function send(w: World, method: Method, c: Case, token: string | null): Test {
@@ -82,7 +91,7 @@ function send(w: World, method: Method, c: Case, token: string | null): Test {
 }
 
 /** Text that only A's private objects contain. */
-const secrets = (w: World) => [w.ids.alicePrivateShelf, 'Alice secret shelf', 'alice@example.test'];
+const secrets = (w: World) => [w.ids.alicePrivateShelf, 'Alice secret shelf', 'alice@example.test', 'Alice key'];
 
 async function run(w: World, method: Method, c: Case, session: Session) {
   const before = await w.snapshot();

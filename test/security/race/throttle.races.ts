@@ -46,6 +46,19 @@ export const throttleRaces: Race[] = [
       w.send('GET', '/opds', { headers: basic(victim.username, i === BURST - 1 ? PASSWORD : `wrong ${i}`), from }));
     return limitOutcome(answers, count(answers, 401, 200), ACCOUNT_LIMIT);
   }),
+  race('RACE-API-KEY-ADDRESS', '150 wrong stk_ bearers at once from one address: at most 100 reach the key lookup', async (w) => {
+    const from = w.address();
+    const answers = await w.burst(BURST, (i) => w.send('GET', '/api/auth/me', { token: `stk_${String(i).padStart(43, 'Q')}`, from }));
+    // 401 invalid_token reached the lookup; 429 was refused before it.
+    return limitOutcome(answers, count(answers, 401, 200), ADDRESS_LIMIT);
+  }),
+  race('RACE-API-KEY-OPDS', '150 OPDS requests with wrong stk_ passwords at once from one address: at most 100 reach the lookup', async (w) => {
+    const victim = await w.fresh('keyed');
+    const from = w.address();
+    const answers = await w.burst(BURST, (i) =>
+      w.send('GET', '/opds', { headers: basic(victim.username, `stk_${String(i).padStart(43, 'R')}`), from }));
+    return limitOutcome(answers, count(answers, 401, 200), ADDRESS_LIMIT);
+  }),
 ];
 
 /** Per-address request budgets, in a Stacks started with small ones. */

@@ -23,7 +23,7 @@ export interface World {
   readonly alice: Session;
   readonly bob: Session;
   readonly reader: Session;
-  readonly ids: { aliceBook: string; alicePrivateShelf: string; alicePublicShelf: string; bobBook: string; bobShelf: string };
+  readonly ids: { aliceBook: string; alicePrivateShelf: string; alicePublicShelf: string; bobBook: string; bobShelf: string; aliceKey: string };
   /** A supertest client bound to the listening server. */
   api(): ReturnType<typeof request>;
   /** A new ordinary account. */
@@ -88,6 +88,7 @@ export async function createWorld(env: Record<string, string> = {}): Promise<Wor
     alicePrivateShelf: await shelfOf(alice, 'Alice secret shelf', false, [aliceBook]),
     alicePublicShelf: await shelfOf(alice, 'Alice public shelf', true, [aliceBook]),
     bobShelf: await shelfOf(bob, 'Bob shelf', false, [bobBook]),
+    aliceKey: (await api().post('/api/auth/keys').set(bearer(alice.token)).send({ name: 'Alice key' }).expect(201)).body.id as string,
   };
 
   const asAdmin = (path: string) => api().get(path).set(bearer(admin.token));
@@ -101,7 +102,7 @@ export async function createWorld(env: Record<string, string> = {}): Promise<Wor
       const parts = await Promise.all([
         asAdmin(`/api/books/${ids.aliceBook}`), asAdmin(`/api/shelves/${ids.alicePrivateShelf}`),
         asAdmin(`/api/shelves/${ids.alicePublicShelf}`), asAdmin(`/api/users/${alice.user.id}`),
-        asAdmin(`/api/users/${bob.user.id}`), asAdmin('/api/books?page_size=1'), asAdmin('/api/shelves?page_size=1'),
+        asAdmin(`/api/users/${bob.user.id}`), asAdmin(`/api/users/${alice.user.id}/keys`), asAdmin('/api/books?page_size=1'), asAdmin('/api/shelves?page_size=1'),
       ]);
       return parts.map((r) => `${r.status}:${JSON.stringify({ ...r.body, items: undefined })}`).join('\n');
     },

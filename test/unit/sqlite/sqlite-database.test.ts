@@ -87,4 +87,16 @@ describe('SQLite database file', () => {
     expect(() => runMigrations(db, [two])).toThrow(/version/);
     db.close();
   });
+
+  it('allows a gap in the versions and fills it when the missing step arrives later (branches merged in any order)', () => {
+    const db = new BetterSqlite3(':memory:');
+    const one: Migration = { version: 1, name: 'one', sql: 'CREATE TABLE t (a INTEGER)' };
+    const two: Migration = { version: 2, name: 'two', sql: 'CREATE TABLE u (b INTEGER)' };
+    const three: Migration = { version: 3, name: 'three', sql: 'ALTER TABLE t ADD COLUMN c INTEGER' };
+    expect(runMigrations(db, [one, three])).toEqual([1, 3]);
+    expect(runMigrations(db, [one, two, three])).toEqual([2]);
+    expect(db.prepare("SELECT count(*) FROM sqlite_master WHERE name = 'u'").pluck().get()).toBe(1);
+    expect(() => runMigrations(db, [one, three, two])).toThrow(/version/);
+    db.close();
+  });
 });

@@ -1,0 +1,79 @@
+import type { Actor } from './actor.js';
+import { hasPermission } from './actor.js';
+import type { Permission } from './permissions.js';
+import { PERMISSIONS } from './permissions.js';
+import type { User } from './user.js';
+
+/** Every personal API key secret starts with this. */
+export const API_KEY_PREFIX = 'stk_';
+/** How many characters after `stk_` are kept in clear, to tell keys apart in lists. */
+export const API_KEY_DISPLAY_LENGTH = 8;
+/** `last_used_at` is written at most this often per key. */
+export const API_KEY_TOUCH_INTERVAL_MS = 60_000;
+export const API_KEY_NAME_MAX_LENGTH = 100;
+
+/** A personal API key as stored: never the secret, only its lookup digest and a display prefix. */
+export interface ApiKey {
+  readonly id: string;
+  readonly ownerId: string;
+  readonly name: string;
+  /** sha256(md5hex(secret)): finds the key from the secret or from KOReader's MD5 of it. */
+  readonly lookup: string;
+  /** The first characters after `stk_`. */
+  readonly prefix: string;
+  /** The most the key may do; always intersected with the owner's current permissions. */
+  readonly permissions: readonly Permission[];
+  /** The owner's token version when the key was made: a password change, reset or disabling revokes the key. */
+  readonly ownerTokenVersion: number;
+  readonly expiresAt: Date | null;
+  readonly lastUsedAt: Date | null;
+  readonly createdAt: Date;
+}
+
+/** Whether a bearer or password looks like an API key secret (and not a JWT or a password). */
+export function isApiKeySecret(value: string): boolean {
+  return value.startsWith(API_KEY_PREFIX);
+}
+
+/** The display prefix of a secret. */
+export function displayPrefixOf(secret: string): string {
+  return secret.slice(API_KEY_PREFIX.length, API_KEY_PREFIX.length + API_KEY_DISPLAY_LENGTH);
+}
+
+export function isExpired(key: Pick<ApiKey, 'expiresAt'>, now: Date): boolean {
+  return key.expiresAt !== null && key.expiresAt.getTime() <= now.getTime();
+}
+
+/** Permissions in canonical order without repeats. */
+export function canonicalPermissions(permissions: readonly Permission[]): Permission[] {
+  const wanted = new Set(permissions);
+  return PERMISSIONS.filter((p) => wanted.has(p));
+}
+
+/** The permissions of `wanted` that the owner does not hold now (`admin:*` holds them all). */
+export function permissionsNotHeld(owner: Actor, wanted: readonly Permission[]): Permission[] {
+  return wanted.filter((p) => !hasPermission(owner, p));
+}
+
+/**
+ * The owner acting through the key: the key's permissions that the owner still holds now, and the
+ * key's id, so that what keys may never do (mint keys, change the password) can be refused.
+ */
+export function actorThroughKey(owner: Actor, key: Pick<ApiKey, 'id' | 'permissions'>): Actor {
+  return { ...owner, permissions: canonicalPermissions(key.permissions.filter((p) => hasPermission(owner, p))), apiKeyId: key.id };
+}
+
+/** Whether the actor is acting through an API key rather than a session. */
+export function actsThroughKey(actor: Actor): boolean {
+  return actor.apiKeyId !== undefined;
+}
+
+/** Whether the key works for this owner now: not expired, owner enabled, and no revocation of the owner's credentials since it was made. */
+export function keyWorksFor(key: ApiKey, owner: Pick<User, 'id' | 'disabled' | 'tokenVersion'>, now: Date): boolean {
+  return key.ownerId === owner.id && !owner.disabled && owner.tokenVersion === key.ownerTokenVersion && !isExpired(key, now);
+}
+
+/** Whether `lastUsedAt` is stale enough to record a new use at `now`. */
+export function touchDue(key: Pick<ApiKey, 'lastUsedAt'>, now: Date): boolean {
+  return key.lastUsedAt === null || now.getTime() - key.lastUsedAt.getTime() >= API_KEY_TOUCH_INTERVAL_MS;
+}
