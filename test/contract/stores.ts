@@ -7,6 +7,7 @@ import type {
   HealthCheck,
   LoginThrottleRepository,
   OneTimeCodeRepository,
+  ProgressRepository,
   ShelfRepository,
   TokenRevocationRepository,
   UserRepository,
@@ -25,6 +26,7 @@ export interface ContractStore {
   readonly books: BookRepository;
   readonly shelves: ShelfRepository;
   readonly oneTimeCodes: OneTimeCodeRepository;
+  readonly progress: ProgressRepository;
   readonly health: HealthCheck;
   /** Closes the store and removes whatever it left on disk. */
   dispose(): Promise<void>;

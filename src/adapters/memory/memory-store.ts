@@ -3,6 +3,7 @@ import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { InMemoryBookRepository } from './in-memory-book-repository.js';
 import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repository.js';
 import { InMemoryOneTimeCodeRepository } from './in-memory-one-time-code-repository.js';
+import { InMemoryProgressRepository } from './in-memory-progress-repository.js';
 import { InMemoryShelfRepository } from './in-memory-shelf-repository.js';
 import { InMemoryTokenRevocationRepository } from './in-memory-token-revocation-repository.js';
 import { InMemoryUserRepository } from './in-memory-user-repository.js';
@@ -16,6 +17,7 @@ export interface MemoryStore {
   readonly books: InMemoryBookRepository;
   readonly shelves: InMemoryShelfRepository;
   readonly oneTimeCodes: InMemoryOneTimeCodeRepository;
+  readonly progress: InMemoryProgressRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -38,6 +40,7 @@ export function createMemoryStore(): MemoryStore {
     books: new InMemoryBookRepository(db),
     shelves: new InMemoryShelfRepository(db),
     oneTimeCodes: new InMemoryOneTimeCodeRepository(db),
+    progress: new InMemoryProgressRepository(db),
     health: new InMemoryHealthCheck(db),
     close: async () => {
       db.closed = true;

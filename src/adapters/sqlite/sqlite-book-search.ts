@@ -1,5 +1,6 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Book, BookQuery, BookSort } from '../../domain/book.js';
+import type { ReadingStatus } from '../../domain/reading-progress.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Slice } from '../../application/ports.js';
 import type { BookRow } from './sqlite-book-rows.js';
@@ -57,6 +58,8 @@ export class SqliteBookSearch {
       where.push('format = @format');
       params.format = query.format;
     }
+    params.reader = query.reader ?? '';
+    if (query.status !== undefined) where.push(statusClause(query.status, params));
     const prepared = this.prepared(where, query.sort, ftsOnly && where.length === 1);
     const total = prepared.count.get(params) as number;
     const statement = prepared.dense && (where.length === 0 || total > DENSE) ? prepared.dense : prepared.sparse;
@@ -72,9 +75,10 @@ export class SqliteBookSearch {
       const order = orderBy(sort);
       // Every sort index holds the sort keys, the id and the rowid, so only the format filter needs the row.
       const indexable = where.every((clause) => !clause.startsWith('format') && !clause.startsWith('instr'));
+      const from = sort.field === 'read' ? READ_JOIN : 'books';
       prepared = {
-        sparse: this.db.prepare(`SELECT ${BOOK_COLUMNS} FROM books ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`),
-        dense: indexable
+        sparse: this.db.prepare(`SELECT ${BOOK_COLUMNS} FROM ${from} ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`),
+        dense: indexable && sort.field !== 'read'
           ? this.db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE seq IN (SELECT seq FROM books INDEXED BY ${sortIndex(sort)} ${filter}
               ORDER BY ${order} LIMIT @limit OFFSET @offset) ORDER BY ${order}`)
           : null,
@@ -88,10 +92,29 @@ export class SqliteBookSearch {
   }
 }
 
-/** Key then id, both in the requested direction; a missing author or date sorts last either way. */
+/**
+ * The reader's last progress write per book, as `rp.read_at`: each book probes the reading_progress
+ * primary key (user_id, book_id), so the join costs one index lookup per book.
+ */
+const READ_JOIN = `books LEFT JOIN (SELECT book_id, updated_at AS read_at FROM reading_progress WHERE user_id = @reader) rp
+  ON rp.book_id = books.id`;
+
+/**
+ * The reader's `status` (no record means unread). Both read the reader's rows through the primary key
+ * prefix (user_id); `unread` excludes the books with a reading or finished record.
+ */
+function statusClause(status: ReadingStatus, params: Record<string, unknown>): string {
+  if (status === 'unread') return "books.id NOT IN (SELECT book_id FROM reading_progress WHERE user_id = @reader AND status <> 'unread')";
+  params.status = status;
+  return 'books.id IN (SELECT book_id FROM reading_progress WHERE user_id = @reader AND status = @status)';
+}
+
+/** Key then id, both in the requested direction; a missing author, date or read time sorts last either way. */
 function orderBy(sort: BookSort): string {
   const dir = sort.descending ? 'DESC' : 'ASC';
   switch (sort.field) {
+    case 'read':
+      return `rp.read_at IS NULL, rp.read_at ${dir}, books.id ${dir}`;
     case 'title':
       return `title_key ${dir}, books.id ${dir}`;
     case 'author':
@@ -106,6 +129,8 @@ function orderBy(sort: BookSort): string {
 /** The index (migration 1) whose order is orderBy(sort), read forwards or backwards. */
 function sortIndex(sort: BookSort): string {
   switch (sort.field) {
+    case 'read':
+      throw new Error('The read sort has no index on books.');
     case 'title':
       return 'books_title';
     case 'author':

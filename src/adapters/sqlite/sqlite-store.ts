@@ -5,6 +5,7 @@ import { SqliteBookRepository } from './sqlite-book-repository.js';
 import { openSqliteDatabase } from './sqlite-database.js';
 import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
 import { SqliteOneTimeCodeRepository } from './sqlite-one-time-code-repository.js';
+import { SqliteProgressRepository } from './sqlite-progress-repository.js';
 import { SqliteShelfRepository } from './sqlite-shelf-repository.js';
 import { SqliteTokenRevocationRepository } from './sqlite-token-revocation-repository.js';
 import { SqliteUserRepository } from './sqlite-user-repository.js';
@@ -18,6 +19,7 @@ export interface SqliteStore {
   readonly books: SqliteBookRepository;
   readonly shelves: SqliteShelfRepository;
   readonly oneTimeCodes: SqliteOneTimeCodeRepository;
+  readonly progress: SqliteProgressRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -50,6 +52,7 @@ export function createSqliteStore(dataDir: string): SqliteStore {
     books: new SqliteBookRepository(db),
     shelves: new SqliteShelfRepository(db),
     oneTimeCodes: new SqliteOneTimeCodeRepository(db),
+    progress: new SqliteProgressRepository(db),
     health: new SqliteHealthCheck(db),
     close: async () => {
       if (!db.open) return;
