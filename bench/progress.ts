@@ -68,7 +68,7 @@ async function main(): Promise<void> {
     ];
     const ceiling = async (name: string, method: string, body?: string) => {
       const r = await runLoad({ url: progressUrl(0), method, headers: auth, connections: CONNECTIONS, durationSec: 5, warmupSec: 1, ...(body ? { body } : {}) });
-      log(`${name} closed loop: ${fmt(r.requestsPerSec, 0)} req/s, p99 ${fmt(r.latency.p99)} ms`);
+      log(`${name}: ${fmt(r.requestsPerSec, 0)} req/s, p99 ${fmt(r.latency.p99)} ms`);
       return [name, r.total, fmt(r.requestsPerSec, 0), fmt(r.latency.p50), fmt(r.latency.p99), fmt(r.latency.max), r.errors + r.non2xx];
     };
     const closed = [
