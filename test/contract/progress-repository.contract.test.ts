@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BookQuery } from '../../src/domain/book.js';
 import type { StoredProgress } from '../../src/domain/reading-progress.js';
+import { UpdateProgress } from '../../src/application/use-cases/update-progress.js';
+import { aMember, errorOf, FakeClock } from '../support/kit.js';
 import { aBook, aUser, instant } from '../support/builders.js';
 import type { StoreFactory } from './stores.js';
 import { STORE_FACTORIES, useStore } from './stores.js';
@@ -100,6 +102,23 @@ function progressRepositoryContract(factory: StoreFactory): void {
       expect(await progress().deleteOne('alice', 'b1')).toBe(true);
       expect(await progress().get('alice', 'b1')).toBeNull();
     });
+  });
+
+  it('UpdateProgress keeps nothing for a book deleted between its check and its write', async () => {
+    await seed();
+    const { books } = store();
+    const alice = aMember('alice');
+    const findById = books.findById.bind(books);
+    // DeleteBook runs in full after the use case has found the book.
+    books.findById = async (id) => {
+      const found = await findById(id);
+      await books.delete(id);
+      await progress().deleteForBook(id);
+      return found;
+    };
+    const update = new UpdateProgress(books, progress(), new FakeClock());
+    expect(await errorOf(update.execute(alice, { bookId: 'b1', update: { percentage: 0.5 } }))).toMatchObject({ code: 'book_not_found' });
+    expect(await progress().get('alice', 'b1')).toBeNull();
   });
 
   describe('book search by the reader\'s state', () => {
