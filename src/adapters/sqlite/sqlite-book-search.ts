@@ -5,6 +5,7 @@ import { offsetOf } from '../../domain/page.js';
 import type { Slice } from '../../application/ports.js';
 import type { BookRow } from './sqlite-book-rows.js';
 import { BOOK_COLUMNS, toBook } from './sqlite-book-rows.js';
+import { SqliteReadOrder } from './sqlite-read-order.js';
 
 /**
  * The FTS5 trigram index answers substrings of at least this many characters; shorter ones, and any
@@ -28,8 +29,11 @@ interface Prepared {
  */
 export class SqliteBookSearch {
   private readonly shapes = new Map<string, Prepared>();
+  private readonly readOrder: SqliteReadOrder;
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.readOrder = new SqliteReadOrder(db);
+  }
 
   run(query: BookQuery): Slice<Book> {
     const q = query.q ? query.q.toLowerCase() : undefined;
@@ -60,6 +64,7 @@ export class SqliteBookSearch {
     }
     params.reader = query.reader ?? '';
     if (query.status !== undefined) where.push(statusClause(query.status, params));
+    if (query.sort.field === 'read') return this.readOrder.run(where, params, query);
     const prepared = this.prepared(where, query.sort, ftsOnly && where.length === 1);
     const total = prepared.count.get(params) as number;
     const statement = prepared.dense && (where.length === 0 || total > DENSE) ? prepared.dense : prepared.sparse;
@@ -75,10 +80,9 @@ export class SqliteBookSearch {
       const order = orderBy(sort);
       // Every sort index holds the sort keys, the id and the rowid, so only the format filter needs the row.
       const indexable = where.every((clause) => !clause.startsWith('format') && !clause.startsWith('instr'));
-      const from = sort.field === 'read' ? READ_JOIN : 'books';
       prepared = {
-        sparse: this.db.prepare(`SELECT ${BOOK_COLUMNS} FROM ${from} ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`),
-        dense: indexable && sort.field !== 'read'
+        sparse: this.db.prepare(`SELECT ${BOOK_COLUMNS} FROM books ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`),
+        dense: indexable
           ? this.db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE seq IN (SELECT seq FROM books INDEXED BY ${sortIndex(sort)} ${filter}
               ORDER BY ${order} LIMIT @limit OFFSET @offset) ORDER BY ${order}`)
           : null,
@@ -93,13 +97,6 @@ export class SqliteBookSearch {
 }
 
 /**
- * The reader's last progress write per book, as `rp.read_at`: each book probes the reading_progress
- * primary key (user_id, book_id), so the join costs one index lookup per book.
- */
-const READ_JOIN = `books LEFT JOIN (SELECT book_id, updated_at AS read_at FROM reading_progress WHERE user_id = @reader) rp
-  ON rp.book_id = books.id`;
-
-/**
  * The reader's `status` (no record means unread). Both read the reader's rows through the primary key
  * prefix (user_id); `unread` excludes the books with a reading or finished record.
  */
@@ -109,12 +106,12 @@ function statusClause(status: ReadingStatus, params: Record<string, unknown>): s
   return 'books.id IN (SELECT book_id FROM reading_progress WHERE user_id = @reader AND status = @status)';
 }
 
-/** Key then id, both in the requested direction; a missing author, date or read time sorts last either way. */
+/** Key then id, both in the requested direction; a missing author or date sorts last either way. */
 function orderBy(sort: BookSort): string {
   const dir = sort.descending ? 'DESC' : 'ASC';
   switch (sort.field) {
     case 'read':
-      return `rp.read_at IS NULL, rp.read_at ${dir}, books.id ${dir}`;
+      throw new Error('The read sort is SqliteReadOrder\'s.');
     case 'title':
       return `title_key ${dir}, books.id ${dir}`;
     case 'author':
@@ -130,7 +127,7 @@ function orderBy(sort: BookSort): string {
 function sortIndex(sort: BookSort): string {
   switch (sort.field) {
     case 'read':
-      throw new Error('The read sort has no index on books.');
+      throw new Error('The read sort is SqliteReadOrder\'s.');
     case 'title':
       return 'books_title';
     case 'author':
