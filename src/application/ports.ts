@@ -3,6 +3,7 @@ import type { Book, BookFormat, BookMetadata, BookQuery } from '../domain/book.j
 import type { MetadataPatch } from '../domain/book-metadata.js';
 import type { ThrottleCounter, ThrottlePolicy } from '../domain/login-throttle.js';
 import type { PageRequest } from '../domain/page.js';
+import type { StoredProgress } from '../domain/reading-progress.js';
 import type { Shelf } from '../domain/shelf.js';
 import type { AccessChange, OidcIdentity, User } from '../domain/user.js';
 
@@ -98,6 +99,23 @@ export interface BookRepository {
   /** The given ids that name stored books; reads no book rows, so it stays cheap for 10,000 ids. */
   existingIds(ids: readonly string[]): Promise<ReadonlySet<string>>;
   search(query: BookQuery): Promise<Slice<Book>>;
+}
+
+/** Each user's reading state per book, keyed by (user, book). */
+export interface ProgressRepository {
+  /** The user's stored state of the book; null when there is none (the book is unread). */
+  get(userId: string, bookId: string): Promise<StoredProgress | null>;
+  /**
+   * Inserts or replaces the (user, book) record in one indexed write. Throws NotFoundError
+   * `book_not_found` where the store itself knows the book is gone (memory, SQLite foreign keys).
+   */
+  put(progress: StoredProgress): Promise<void>;
+  /** Removes the user's state of the book; false when there was none. */
+  deleteOne(userId: string, bookId: string): Promise<boolean>;
+  /** Removes every user's state of a deleted book. */
+  deleteForBook(bookId: string): Promise<void>;
+  /** Removes every state of a deleted user. */
+  deleteForUser(userId: string): Promise<void>;
 }
 
 export interface ShelfRepository {

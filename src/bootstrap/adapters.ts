@@ -51,6 +51,7 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('LoginThrottleRepository', store.throttle);
   register('BookRepository', store.books);
   register('ShelfRepository', store.shelves);
+  register('ProgressRepository', store.progress);
   register('OneTimeCodeRepository', store.oneTimeCodes);
   register('ApiKeyRepository', store.apiKeys);
   register('HealthCheck', store.health);

@@ -5,14 +5,16 @@ import { healthRoutes } from '../adapters/http/health.routes.js';
 import { identityRoutes } from '../adapters/http/identity.routes.js';
 import { OidcStateCookie } from '../adapters/http/oidc-state-cookie.js';
 import { oidcRoutes } from '../adapters/http/oidc.routes.js';
+import { progressRoutes } from '../adapters/http/progress.routes.js';
 import { shelfRoutes } from '../adapters/http/shelves.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
 import { opdsRouter } from '../adapters/opds/opds-router.js';
 import {
-  AddBookToShelf, Authenticate, AuthenticateApiKey, ChangePassword, CreateApiKey, ListApiKeys, RevokeApiKey, CompleteOidcLogin, CreateShelf, DeleteBook, DeleteShelf, DeleteUser,
-  ExchangeOidcCode, GetBook, GetBookCover, GetBookFile, GetShelf, GetUser, ListBooks, ListRoles, ListShelfBooks, ListShelves,
-  ListUsers, LoginUser, Logout, RegisterUser, RemoveBookFromShelf, StartOidcLink, StartOidcLogin, UpdateBook, UpdateShelf, UpdateUser,
-  UploadBook,
+  AddBookToShelf, Authenticate, AuthenticateApiKey, ChangePassword, CompleteOidcLogin, CreateApiKey, CreateShelf,
+  DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetBook, GetBookCover, GetBookFile,
+  GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers,
+  LoginUser, Logout, RegisterUser, RemoveBookFromShelf, RevokeApiKey, StartOidcLink, StartOidcLogin, UpdateBook,
+  UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { StacksContainer } from './container.js';
 import { portsOf } from './tokens.js';
@@ -46,6 +48,7 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
         upload: di.resolve(UploadBook), list: di.resolve(ListBooks), get: di.resolve(GetBook), update: di.resolve(UpdateBook), remove: di.resolve(DeleteBook),
         file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover), maxUploadBytes: config.maxUploadBytes,
       }),
+      ...progressRoutes({ get: di.resolve(GetProgress), update: di.resolve(UpdateProgress), remove: di.resolve(DeleteProgress) }),
       ...shelfRoutes({
         list: di.resolve(ListShelves), create: di.resolve(CreateShelf), get: di.resolve(GetShelf), update: di.resolve(UpdateShelf), remove: di.resolve(DeleteShelf),
         listBooks: di.resolve(ListShelfBooks), addBook: di.resolve(AddBookToShelf), removeBook: di.resolve(RemoveBookFromShelf),

@@ -18,6 +18,7 @@ export const PORTS = Object.freeze({
   LoginThrottleRepository: token<P.LoginThrottleRepository>('LoginThrottleRepository'),
   BookRepository: token<P.BookRepository>('BookRepository'),
   ShelfRepository: token<P.ShelfRepository>('ShelfRepository'),
+  ProgressRepository: token<P.ProgressRepository>('ProgressRepository'),
   OneTimeCodeRepository: token<P.OneTimeCodeRepository>('OneTimeCodeRepository'),
   ApiKeyRepository: token<P.ApiKeyRepository>('ApiKeyRepository'),
   HealthCheck: token<P.HealthCheck>('HealthCheck'),

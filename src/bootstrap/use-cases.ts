@@ -1,10 +1,11 @@
 import { instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import {
-  AddBookToShelf, Authenticate, AuthenticateApiKey, BootstrapAdmin, CreateApiKey, ListApiKeys, RevokeApiKey, ChangePassword, CompleteOidcLogin, CreateShelf, CreateUser, DeleteBook,
-  DeleteShelf, DeleteUser, ExchangeOidcCode, FindUserByUsername, GetBook, GetBookCover, GetBookFile, GetShelf, GetUser,
+  AddBookToShelf, Authenticate, AuthenticateApiKey, BootstrapAdmin, ChangePassword, CompleteOidcLogin, CreateApiKey,
+  CreateShelf, CreateUser, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, FindUserByUsername,
+  GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, RevokeApiKey,
   ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY,
   OidcAccounts, OidcAttemptLimiter, ReconcileBookStorage, RegisterUser, RemoveBookFromShelf, ResetPassword, StartOidcLink, StartOidcLogin,
-  UpdateBook, UpdateShelf, UpdateUser, UploadBook,
+  UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { Config } from './config.js';
 import { portsOf, type Ports } from './tokens.js';
@@ -39,7 +40,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(ListUsers, (p) => new ListUsers(p.UserRepository));
   singleton(GetUser, (p) => new GetUser(p.UserRepository));
   singleton(UpdateUser, (p) => new UpdateUser(p.UserRepository, p.Clock));
-  singleton(DeleteUser, (p) => new DeleteUser(p.UserRepository));
+  singleton(DeleteUser, (p) => new DeleteUser(p.UserRepository, p.ProgressRepository, p.ApiKeyRepository));
   singleton(ListRoles, () => new ListRoles());
 
   singleton(UploadBook, (p) =>
@@ -47,9 +48,12 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(ListBooks, (p) => new ListBooks(p.BookRepository));
   singleton(GetBook, (p) => new GetBook(p.BookRepository));
   singleton(UpdateBook, (p) => new UpdateBook(p.BookRepository, p.Clock));
-  singleton(DeleteBook, (p) => new DeleteBook(p.BookRepository, p.ShelfRepository, p.BlobStore, p.Clock));
+  singleton(DeleteBook, (p) => new DeleteBook(p.BookRepository, p.ShelfRepository, p.BlobStore, p.Clock, p.ProgressRepository));
   singleton(GetBookFile, (p) => new GetBookFile(p.BookRepository, p.BlobStore));
   singleton(GetBookCover, (p) => new GetBookCover(p.BookRepository, p.BlobStore));
+  singleton(GetProgress, (p) => new GetProgress(p.BookRepository, p.ProgressRepository));
+  singleton(UpdateProgress, (p) => new UpdateProgress(p.BookRepository, p.ProgressRepository, p.Clock));
+  singleton(DeleteProgress, (p) => new DeleteProgress(p.BookRepository, p.ProgressRepository));
   singleton(ReconcileBookStorage, (p) => new ReconcileBookStorage(p.BookRepository, p.UploadStaging, p.BlobStore, p.Clock));
 
   singleton(ListShelves, (p) => new ListShelves(p.ShelfRepository));

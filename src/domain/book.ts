@@ -1,4 +1,5 @@
 import type { OwnerRef } from './owner.js';
+import type { ReadingStatus } from './reading-progress.js';
 
 export const BOOK_FORMATS = ['epub', 'pdf', 'mobi', 'azw3', 'cbz', 'fb2', 'txt'] as const;
 export type BookFormat = (typeof BOOK_FORMATS)[number];
@@ -56,7 +57,8 @@ export function bookSearchText(book: Pick<Book, 'title' | 'authors' | 'tags' | '
   return [book.title, ...book.authors, ...book.tags, book.series ?? ''].join(SEARCH_SEPARATOR).toLowerCase();
 }
 
-export const BOOK_SORTS = ['title', 'author', 'added', 'published'] as const;
+/** `read` orders by the reader's last progress write; books never read sort last either way. */
+export const BOOK_SORTS = ['title', 'author', 'added', 'published', 'read'] as const;
 export type BookSortField = (typeof BOOK_SORTS)[number];
 
 export interface BookSort {
@@ -70,6 +72,10 @@ export interface BookQuery {
   readonly author?: string;
   readonly tag?: string;
   readonly format?: BookFormat;
+  /** The reader's state of the book (a book without progress is `unread`). */
+  readonly status?: ReadingStatus;
+  /** Whose reading state `status` and the `read` sort use; set by the use case from the caller. */
+  readonly reader?: string;
   readonly sort: BookSort;
   readonly page: number;
   readonly pageSize: number;

@@ -213,6 +213,8 @@ function bookRepositoryContract(factory: StoreFactory): void {
       author: [['b3', 'b5', 'b1', 'b2', 'b4'], ['b2', 'b1', 'b5', 'b3', 'b4']],
       added: [['b1', 'b2', 'b3', 'b4', 'b5'], ['b5', 'b4', 'b3', 'b2', 'b1']],
       published: [['b2', 'b1', 'b5', 'b4', 'b3'], ['b4', 'b5', 'b1', 'b2', 'b3']],
+      // Nothing read (no reader): by id; the reader's order is in the progress contract.
+      read: [['b1', 'b2', 'b3', 'b4', 'b5'], ['b5', 'b4', 'b3', 'b2', 'b1']],
     };
     for (const [field, [ascending, descending]] of Object.entries(sorted) as [BookSortField, [string[], string[]]][]) {
       it(`sorts by ${field} both ways (missing values last, ties by id)`, async () => {

@@ -8,6 +8,7 @@ import type {
   HealthCheck,
   LoginThrottleRepository,
   OneTimeCodeRepository,
+  ProgressRepository,
   ShelfRepository,
   TokenRevocationRepository,
   UserRepository,
@@ -27,6 +28,7 @@ export interface ContractStore {
   readonly shelves: ShelfRepository;
   readonly oneTimeCodes: OneTimeCodeRepository;
   readonly apiKeys: ApiKeyRepository;
+  readonly progress: ProgressRepository;
   readonly health: HealthCheck;
   /** Closes the store and removes whatever it left on disk. */
   dispose(): Promise<void>;

@@ -13,6 +13,7 @@ import { CompleteOidcLogin } from '../../src/application/use-cases/complete-oidc
 import { CreateShelf } from '../../src/application/use-cases/create-shelf.js';
 import { CreateUser } from '../../src/application/use-cases/create-user.js';
 import { DeleteBook } from '../../src/application/use-cases/delete-book.js';
+import { DeleteProgress } from '../../src/application/use-cases/delete-progress.js';
 import { DeleteShelf } from '../../src/application/use-cases/delete-shelf.js';
 import { DeleteUser } from '../../src/application/use-cases/delete-user.js';
 import { ExchangeOidcCode } from '../../src/application/use-cases/exchange-oidc-code.js';
@@ -20,6 +21,7 @@ import { FindUserByUsername } from '../../src/application/use-cases/find-user-by
 import { GetBook } from '../../src/application/use-cases/get-book.js';
 import { GetBookCover } from '../../src/application/use-cases/get-book-cover.js';
 import { GetBookFile } from '../../src/application/use-cases/get-book-file.js';
+import { GetProgress } from '../../src/application/use-cases/get-progress.js';
 import { GetShelf } from '../../src/application/use-cases/get-shelf.js';
 import { GetUser } from '../../src/application/use-cases/get-user.js';
 import { ListBooks } from '../../src/application/use-cases/list-books.js';
@@ -37,6 +39,7 @@ import { RemoveBookFromShelf } from '../../src/application/use-cases/remove-book
 import { ResetPassword } from '../../src/application/use-cases/reset-password.js';
 import { StartOidcLogin } from '../../src/application/use-cases/start-oidc-login.js';
 import { UpdateBook } from '../../src/application/use-cases/update-book.js';
+import { UpdateProgress } from '../../src/application/use-cases/update-progress.js';
 import { UpdateShelf } from '../../src/application/use-cases/update-shelf.js';
 import { UpdateUser } from '../../src/application/use-cases/update-user.js';
 import { UploadBook } from '../../src/application/use-cases/upload-book.js';
@@ -81,7 +84,7 @@ export interface WorldOptions extends Partial<WorldSettings> {
 export function aWorld(options: WorldOptions = {}) {
   const settings: WorldSettings = { ...DEFAULT_WORLD_SETTINGS, ...options };
   const store = createMemoryStore();
-  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes, apiKeys } = store;
+  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes, apiKeys, progress } = store;
   const { staging, blobs, metadata } = options.files ?? NO_FILES;
   const clock = new FakeClock();
   const ids = new SequentialIds(options.idPrefix ?? 'id-');
@@ -109,16 +112,19 @@ export function aWorld(options: WorldOptions = {}) {
     listUsers: new ListUsers(users),
     getUser: new GetUser(users),
     updateUser: new UpdateUser(users, clock),
-    deleteUser: new DeleteUser(users),
+    deleteUser: new DeleteUser(users, progress, apiKeys),
     resetPassword: new ResetPassword(users, hasher, clock),
     listRoles: new ListRoles(),
     listBooks: new ListBooks(books),
     getBook: new GetBook(books),
     updateBook: new UpdateBook(books, clock),
-    deleteBook: new DeleteBook(books, shelves, blobs, clock),
+    deleteBook: new DeleteBook(books, shelves, blobs, clock, progress),
     getBookFile: new GetBookFile(books, blobs),
     getBookCover: new GetBookCover(books, blobs),
     uploadBook: new UploadBook(books, staging, blobs, metadata, clock, ids, settings.maxUploadBytes),
+    getProgress: new GetProgress(books, progress),
+    updateProgress: new UpdateProgress(books, progress, clock),
+    deleteProgress: new DeleteProgress(books, progress),
     reconcileBookStorage: new ReconcileBookStorage(books, staging, blobs, clock),
     listShelves: new ListShelves(shelves),
     createShelf: new CreateShelf(shelves, books, clock, ids),

@@ -88,7 +88,7 @@ export function bookRoutes(deps: BookDeps): AnyRoute[] {
       async handle({ auth, query, res }) {
         const page = await deps.list.execute(auth.actor, {
           q: query.q?.trim() || undefined, author: query.author, tag: query.tag, format: query.format,
-          sort: query.sort,
+          status: query.status, sort: query.sort,
           page: query.page, pageSize: query.page_size,
         });
         res.json(presentPage(page, presentBook));

@@ -3,7 +3,8 @@ import type { MetadataPatch } from '../../domain/book-metadata.js';
 import { duplicateBook } from '../../domain/error-catalogue.js';
 import { offsetOf } from '../../domain/page.js';
 import type { BookRepository, Slice } from '../../application/ports.js';
-import { compareText, copy, MemoryDatabase } from './memory-database.js';
+import type { StoredProgress } from '../../domain/reading-progress.js';
+import { compareText, copy, MemoryDatabase, progressKey } from './memory-database.js';
 
 /** BookRepository over process memory; search has the same semantics as the SQLite store. */
 export class InMemoryBookRepository implements BookRepository {
@@ -23,10 +24,11 @@ export class InMemoryBookRepository implements BookRepository {
     return copy(updated);
   }
 
-  /** Also takes the book off every shelf, as the database's ON DELETE CASCADE does. */
+  /** Also takes the book off every shelf and drops its reading progress, as the database's ON DELETE CASCADE does. */
   async delete(id: string): Promise<boolean> {
     if (!this.db.books.delete(id)) return false;
     for (const record of this.db.shelves.values()) record.books.delete(id);
+    for (const [key, progress] of this.db.progress) if (progress.bookId === id) this.db.progress.delete(key);
     return true;
   }
 
@@ -53,8 +55,9 @@ export class InMemoryBookRepository implements BookRepository {
   }
 
   async search(query: BookQuery): Promise<Slice<Book>> {
-    const matches = [...this.db.books.values()].filter((book) => matchesQuery(book, query));
-    matches.sort(comparatorFor(query.sort));
+    const readAt = readingOf(this.db, query.reader);
+    const matches = [...this.db.books.values()].filter((book) => matchesQuery(book, query) && matchesStatus(readAt(book.id), query));
+    matches.sort(comparatorFor(query.sort, (book) => readAt(book.id)?.updatedAt.getTime() ?? null));
     const start = offsetOf(query);
     return { items: matches.slice(start, start + query.pageSize).map(copy), total: matches.length };
   }
@@ -76,10 +79,21 @@ function matchesQuery(book: Book, query: BookQuery): boolean {
   return query.format === undefined || book.format === query.format;
 }
 
+/** The reader's stored progress by book id (none without a reader). */
+function readingOf(db: MemoryDatabase, reader: string | undefined): (bookId: string) => StoredProgress | null {
+  return (bookId) => (reader === undefined ? null : db.progress.get(progressKey(reader, bookId)) ?? null);
+}
+
+function matchesStatus(progress: StoredProgress | null, query: BookQuery): boolean {
+  return query.status === undefined || (progress?.status ?? 'unread') === query.status;
+}
+
 type SortKey = string | number | null;
 
-function sortKey(book: Book, sort: BookSort): SortKey {
+function sortKey(book: Book, sort: BookSort, readAt: (book: Book) => number | null): SortKey {
   switch (sort.field) {
+    case 'read':
+      return readAt(book);
     case 'title':
       return book.title.toLowerCase();
     case 'author':
@@ -97,11 +111,11 @@ function compareKeys(a: SortKey, b: SortKey): number {
 }
 
 /** Key then id, both in the requested direction; a missing key sorts last either way. */
-function comparatorFor(sort: BookSort): (a: Book, b: Book) => number {
+function comparatorFor(sort: BookSort, readAt: (book: Book) => number | null): (a: Book, b: Book) => number {
   const direction = sort.descending ? -1 : 1;
   return (a, b) => {
-    const ka = sortKey(a, sort);
-    const kb = sortKey(b, sort);
+    const ka = sortKey(a, sort, readAt);
+    const kb = sortKey(b, sort, readAt);
     if (ka === null || kb === null) {
       if (ka !== kb) return ka === null ? 1 : -1;
     } else {

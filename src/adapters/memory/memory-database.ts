@@ -1,6 +1,7 @@
 import type { ApiKey } from '../../domain/api-key.js';
 import type { Book } from '../../domain/book.js';
 import type { ThrottleCounter } from '../../domain/login-throttle.js';
+import type { StoredProgress } from '../../domain/reading-progress.js';
 import type { Shelf } from '../../domain/shelf.js';
 import type { User } from '../../domain/user.js';
 
@@ -19,8 +20,13 @@ export class MemoryDatabase {
   readonly shelves = new Map<string, ShelfRecord>();
   readonly oneTimeCodes = new Map<string, { value: string; expiresAt: number }>();
   readonly apiKeys = new Map<string, ApiKey>();
+  /** Keyed by progressKey(userId, bookId). */
+  readonly progress = new Map<string, StoredProgress>();
   closed = false;
 }
+
+/** The key of one user's progress on one book. */
+export const progressKey = (userId: string, bookId: string): string => `${userId}\u0000${bookId}`;
 
 /** Deep copy, so callers never share objects with the store. */
 export function copy<T>(value: T): T {

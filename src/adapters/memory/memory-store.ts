@@ -4,6 +4,7 @@ import { InMemoryApiKeyRepository } from './in-memory-api-key-repository.js';
 import { InMemoryBookRepository } from './in-memory-book-repository.js';
 import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repository.js';
 import { InMemoryOneTimeCodeRepository } from './in-memory-one-time-code-repository.js';
+import { InMemoryProgressRepository } from './in-memory-progress-repository.js';
 import { InMemoryShelfRepository } from './in-memory-shelf-repository.js';
 import { InMemoryTokenRevocationRepository } from './in-memory-token-revocation-repository.js';
 import { InMemoryUserRepository } from './in-memory-user-repository.js';
@@ -18,6 +19,7 @@ export interface MemoryStore {
   readonly shelves: InMemoryShelfRepository;
   readonly oneTimeCodes: InMemoryOneTimeCodeRepository;
   readonly apiKeys: InMemoryApiKeyRepository;
+  readonly progress: InMemoryProgressRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -41,6 +43,7 @@ export function createMemoryStore(): MemoryStore {
     shelves: new InMemoryShelfRepository(db),
     oneTimeCodes: new InMemoryOneTimeCodeRepository(db),
     apiKeys: new InMemoryApiKeyRepository(db),
+    progress: new InMemoryProgressRepository(db),
     health: new InMemoryHealthCheck(db),
     close: async () => {
       db.closed = true;

@@ -7,12 +7,14 @@ import type { BookRepository, Slice } from '../../application/ports.js';
 import type { BookDocument } from './mongo-book-documents.js';
 import { metadataFields, toBook, toBookDocument } from './mongo-book-documents.js';
 import { escapeRegex, isDuplicateKey } from './mongo-database.js';
+import { progressCollection, type ProgressDocument } from './mongo-progress-repository.js';
+import { readerProgress, readOrderedPage, statusFilter } from './mongo-reading-search.js';
 
 /** Longest `q` searched for; longer text is cut (the HTTP schema caps it lower still). */
 export const MAX_QUERY_LENGTH = BOOK_QUERY_MAX_LENGTH;
 
 /** Sort documents (index-backed); a missing key sorts last either way, ties by id in the same direction. */
-const SORTS: Readonly<Record<BookSort['field'], (d: 1 | -1) => Sort>> = {
+const SORTS: Readonly<Record<Exclude<BookSort['field'], 'read'>, (d: 1 | -1) => Sort>> = {
   title: (d) => ({ titleKey: d, _id: d }),
   author: (d) => ({ authorMissing: 1, authorKey: d, _id: d }),
   added: (d) => ({ createdAt: d, _id: d }),
@@ -23,10 +25,12 @@ const SORTS: Readonly<Record<BookSort['field'], (d: 1 | -1) => Sort>> = {
 export class MongoBookRepository implements BookRepository {
   private readonly books: Collection<BookDocument>;
   private readonly members: Collection<{ _id: string; shelfId: string; bookId: string }>;
+  private readonly progress: Collection<ProgressDocument>;
 
   constructor(db: Db) {
     this.books = db.collection<BookDocument>('books');
     this.members = db.collection('shelf_books');
+    this.progress = progressCollection(db);
   }
 
   async create(book: Book): Promise<void> {
@@ -80,8 +84,12 @@ export class MongoBookRepository implements BookRepository {
     return new Set(found.map((document) => String(document._id)));
   }
 
+  /** `status` and the `read` sort first fetch the caller's records from `progress` (see mongo-reading-search). */
   async search(query: BookQuery): Promise<Slice<Book>> {
-    const filter = filterFor(query);
+    const reading = query.status !== undefined || query.sort.field === 'read';
+    const rows = reading ? await readerProgress(this.progress, query.reader) : [];
+    const filter = { ...filterFor(query), ...statusFilter(query, rows) };
+    if (query.sort.field === 'read') return readOrderedPage(this.books, query, filter, rows);
     const direction = query.sort.descending ? -1 : 1;
     const [documents, total] = await Promise.all([
       this.books.find(filter).sort(SORTS[query.sort.field](direction)).skip(offsetOf(query)).limit(query.pageSize).toArray(),

@@ -1,6 +1,7 @@
 import { MongoClient, MongoServerError } from 'mongodb';
 import type { Db, IndexDescription } from 'mongodb';
 import { ConflictError } from '../../domain/errors.js';
+import { PROGRESS_INDEXES } from './mongo-progress-indexes.js';
 
 /** The collections of one Stacks database and their indexes (created at start, idempotently). */
 export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
@@ -40,6 +41,7 @@ export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { shelfId: 1, position: 1 }, name: 'shelf_books_position' },
     { key: { bookId: 1 }, name: 'shelf_books_book' },
   ],
+  progress: PROGRESS_INDEXES,
 };
 
 /**

@@ -6,6 +6,7 @@ import { MongoBookRepository } from './mongo-book-repository.js';
 import { MongoDatabase } from './mongo-database.js';
 import { MongoLoginThrottleRepository } from './mongo-login-throttle-repository.js';
 import { MongoOneTimeCodeRepository } from './mongo-one-time-code-repository.js';
+import { MongoProgressRepository } from './mongo-progress-repository.js';
 import { MongoShelfRepository } from './mongo-shelf-repository.js';
 import { rekeyShelfNames } from './mongo-shelf-name-keys.js';
 import { MongoTokenRevocationRepository } from './mongo-token-revocation-repository.js';
@@ -21,6 +22,7 @@ export interface MongoStore {
   readonly shelves: MongoShelfRepository;
   readonly oneTimeCodes: MongoOneTimeCodeRepository;
   readonly apiKeys: MongoApiKeyRepository;
+  readonly progress: MongoProgressRepository;
   readonly health: HealthCheck;
   readonly blobs: GridFsBlobStore;
   close(): Promise<void>;
@@ -59,6 +61,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     shelves: new MongoShelfRepository(db),
     oneTimeCodes: new MongoOneTimeCodeRepository(db),
     apiKeys: new MongoApiKeyRepository(db),
+    progress: new MongoProgressRepository(db),
     health: new MongoHealthCheck(database),
     blobs: new GridFsBlobStore(db),
     close: () => database.close(),

@@ -145,6 +145,22 @@ CREATE TABLE one_time_codes (key TEXT PRIMARY KEY, value TEXT NOT NULL, expires_
 CREATE INDEX one_time_codes_expiry ON one_time_codes (expires_at);
 `;
 
+const READING_PROGRESS = `
+CREATE TABLE reading_progress (
+  user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  book_id TEXT NOT NULL REFERENCES books (id) ON DELETE CASCADE,
+  status TEXT NOT NULL,
+  percentage REAL NOT NULL,
+  locator TEXT,
+  device TEXT,
+  device_id TEXT,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, book_id)
+) WITHOUT ROWID;
+CREATE INDEX reading_progress_recent ON reading_progress (user_id, updated_at);
+CREATE INDEX reading_progress_book ON reading_progress (book_id);
+`;
+
 /**
  * Shelf name keys by the current rule (NFC, full case folding, no invisible characters); a shelf whose
  * name now collides with an older one of its owner's is renamed. Every changed row first takes a
@@ -180,6 +196,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'one-time codes', sql: ONE_TIME_CODES },
   { version: 3, name: 'shelf name keys by NFC and full case folding', sql: '', run: rekeyShelfNames },
+  { version: 4, name: 'reading progress', sql: READING_PROGRESS },
   { version: 5, name: 'personal API keys', sql: API_KEYS },
 ];
 

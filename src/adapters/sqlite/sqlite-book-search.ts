@@ -1,9 +1,11 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Book, BookQuery, BookSort } from '../../domain/book.js';
+import type { ReadingStatus } from '../../domain/reading-progress.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Slice } from '../../application/ports.js';
 import type { BookRow } from './sqlite-book-rows.js';
 import { BOOK_COLUMNS, toBook } from './sqlite-book-rows.js';
+import { SqliteReadOrder } from './sqlite-read-order.js';
 
 /**
  * The FTS5 trigram index answers substrings of at least this many characters; shorter ones, and any
@@ -27,8 +29,11 @@ interface Prepared {
  */
 export class SqliteBookSearch {
   private readonly shapes = new Map<string, Prepared>();
+  private readonly readOrder: SqliteReadOrder;
 
-  constructor(private readonly db: Database) {}
+  constructor(private readonly db: Database) {
+    this.readOrder = new SqliteReadOrder(db);
+  }
 
   run(query: BookQuery): Slice<Book> {
     const q = query.q ? query.q.toLowerCase() : undefined;
@@ -57,6 +62,9 @@ export class SqliteBookSearch {
       where.push('format = @format');
       params.format = query.format;
     }
+    params.reader = query.reader ?? '';
+    if (query.status !== undefined) where.push(statusClause(query.status, params));
+    if (query.sort.field === 'read') return this.readOrder.run(where, params, query);
     const prepared = this.prepared(where, query.sort, ftsOnly && where.length === 1);
     const total = prepared.count.get(params) as number;
     const statement = prepared.dense && (where.length === 0 || total > DENSE) ? prepared.dense : prepared.sparse;
@@ -88,10 +96,22 @@ export class SqliteBookSearch {
   }
 }
 
+/**
+ * The reader's `status` (no record means unread). Both read the reader's rows through the primary key
+ * prefix (user_id); `unread` excludes the books with a reading or finished record.
+ */
+function statusClause(status: ReadingStatus, params: Record<string, unknown>): string {
+  if (status === 'unread') return "books.id NOT IN (SELECT book_id FROM reading_progress WHERE user_id = @reader AND status <> 'unread')";
+  params.status = status;
+  return 'books.id IN (SELECT book_id FROM reading_progress WHERE user_id = @reader AND status = @status)';
+}
+
 /** Key then id, both in the requested direction; a missing author or date sorts last either way. */
 function orderBy(sort: BookSort): string {
   const dir = sort.descending ? 'DESC' : 'ASC';
   switch (sort.field) {
+    case 'read':
+      throw new Error('The read sort is SqliteReadOrder\'s.');
     case 'title':
       return `title_key ${dir}, books.id ${dir}`;
     case 'author':
@@ -106,6 +126,8 @@ function orderBy(sort: BookSort): string {
 /** The index (migration 1) whose order is orderBy(sort), read forwards or backwards. */
 function sortIndex(sort: BookSort): string {
   switch (sort.field) {
+    case 'read':
+      throw new Error('The read sort is SqliteReadOrder\'s.');
     case 'title':
       return 'books_title';
     case 'author':

@@ -6,6 +6,7 @@ import { SqliteBookRepository } from './sqlite-book-repository.js';
 import { openSqliteCounterConnection, openSqliteDatabase } from './sqlite-database.js';
 import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
 import { SqliteOneTimeCodeRepository } from './sqlite-one-time-code-repository.js';
+import { SqliteProgressRepository } from './sqlite-progress-repository.js';
 import { SqliteShelfRepository } from './sqlite-shelf-repository.js';
 import { SqliteTokenRevocationRepository } from './sqlite-token-revocation-repository.js';
 import { SqliteUserRepository } from './sqlite-user-repository.js';
@@ -20,6 +21,7 @@ export interface SqliteStore {
   readonly shelves: SqliteShelfRepository;
   readonly oneTimeCodes: SqliteOneTimeCodeRepository;
   readonly apiKeys: SqliteApiKeyRepository;
+  readonly progress: SqliteProgressRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -54,6 +56,7 @@ export function createSqliteStore(dataDir: string): SqliteStore {
     shelves: new SqliteShelfRepository(db),
     oneTimeCodes: new SqliteOneTimeCodeRepository(db),
     apiKeys: new SqliteApiKeyRepository(db),
+    progress: new SqliteProgressRepository(db),
     health: new SqliteHealthCheck(db),
     close: async () => {
       if (counters !== db && counters.open) counters.close();

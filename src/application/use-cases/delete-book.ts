@@ -2,16 +2,17 @@ import type { Actor } from '../../domain/actor.js';
 import { bookCoverKey, bookFileKey } from '../../domain/book.js';
 import { bookNotFound, permissionDenied } from '../../domain/error-catalogue.js';
 import { canDeleteBook } from '../../domain/policies.js';
-import type { BlobStore, BookRepository, Clock, ShelfRepository } from '../ports.js';
+import type { BlobStore, BookRepository, Clock, ProgressRepository, ShelfRepository } from '../ports.js';
 import { findReadableBook } from './book-access.js';
 
-/** Deletes a book: the record first (nothing visible points at a missing file), then shelf entries and blobs. */
+/** Deletes a book: the record first (nothing visible points at a missing file), then shelf entries, reading progress and blobs. */
 export class DeleteBook {
   constructor(
     private readonly books: BookRepository,
     private readonly shelves: ShelfRepository,
     private readonly blobs: BlobStore,
     private readonly clock: Clock,
+    private readonly progress: ProgressRepository,
   ) {}
 
   async execute(actor: Actor, id: string): Promise<void> {
@@ -19,6 +20,7 @@ export class DeleteBook {
     if (!canDeleteBook(actor, book)) throw permissionDenied();
     if (!(await this.books.delete(book.id))) throw bookNotFound(id);
     await this.shelves.removeBookEverywhere(book.id, this.clock.now());
+    await this.progress.deleteForBook(book.id); // already gone where the store cascades (SQLite, memory)
     // Blobs without a record are orphans: if a delete fails here, the start-up reconciler removes them.
     await Promise.all([bookFileKey(book.id), bookCoverKey(book.id)].map((key) => this.blobs.delete(key).catch(() => undefined)));
   }

@@ -1,14 +1,20 @@
 import type { Actor } from '../../domain/actor.js';
 import { userNotFound } from '../../domain/error-catalogue.js';
-import type { UserRepository } from '../ports.js';
+import type { ApiKeyRepository, ProgressRepository, UserRepository } from '../ports.js';
 import { requireUserAdmin } from './user-admin.js';
 
-/** Deletes an account (admin only); its tokens stop working at once; the last active admin stays. */
+/** Deletes an account, its reading progress and its API keys (admin only); its tokens stop working at once; the last active admin stays. */
 export class DeleteUser {
-  constructor(private readonly users: UserRepository) {}
+  constructor(
+    private readonly users: UserRepository,
+    private readonly progress: ProgressRepository,
+    private readonly apiKeys: ApiKeyRepository,
+  ) {}
 
   async execute(actor: Actor, id: string): Promise<void> {
     requireUserAdmin(actor);
     if (!(await this.users.delete(id))) throw userNotFound(id);
+    await this.progress.deleteForUser(id); // already gone on SQLite (ON DELETE CASCADE)
+    await this.apiKeys.deleteForUser(id);
   }
 }

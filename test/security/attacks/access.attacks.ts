@@ -43,6 +43,10 @@ const FOREIGN: Record<string, readonly Scenario[]> = {
   'delete /api/books/{id}': [['alice-book', (w) => ({ path: `/api/books/${w.ids.aliceBook}`, expect: [403, 404] })]],
   'get /api/books/{id}/file': [['shared-read', (w) => ({ path: `/api/books/${w.ids.aliceBook}/file`, expect: [200] })]],
   'get /api/books/{id}/cover': [['no-cover', (w) => ({ path: `/api/books/${w.ids.aliceBook}/cover`, expect: [404] })]],
+  // Progress is per caller: B reads and writes B's own state of A's book (AC-01 progress-is-per-user checks A's stays A's).
+  'get /api/books/{id}/progress': [['own-state', (w) => ({ path: `/api/books/${w.ids.aliceBook}/progress`, expect: [200] })]],
+  'put /api/books/{id}/progress': [['own-state', (w) => ({ path: `/api/books/${w.ids.aliceBook}/progress`, body: { percentage: 0.5 }, expect: [200], own: true })]],
+  'delete /api/books/{id}/progress': [['own-state', (w) => ({ path: `/api/books/${w.ids.aliceBook}/progress`, expect: [204], own: true })]],
   'get /api/shelves': [['list', () => ({ path: '/api/shelves', expect: [200] })], ['owner-me', () => ({ path: '/api/shelves?owner=me', expect: [200] })]],
   'post /api/shelves': [['own-shelf', () => ({ path: '/api/shelves', body: { name: `B shelf ${Date.now()}` }, expect: [201], own: true })]],
   ...shelfRoutes(),
@@ -134,6 +138,18 @@ export function accessAttacks(doc: { paths: Record<string, Record<string, unknow
 }
 
 const extraAccessAttacks: Attack[] = [
+  attack('AC-01', 'progress-is-per-user', "B neither sees, lists by, nor clears A's reading progress", async (w) => {
+    const path = `/api/books/${w.ids.aliceBook}/progress`;
+    const secret = `alice-secret-locator-${Date.now()}`;
+    await w.api().put(path).set(bearer(w.alice.token)).send({ percentage: 0.5, locator: secret }).expect(200);
+    const read = await w.api().get(path).set(bearer(w.bob.token));
+    const listed = await w.api().get('/api/books?status=reading&page_size=100').set(bearer(w.bob.token));
+    const cleared = await w.api().delete(path).set(bearer(w.bob.token));
+    const still = await w.api().get(path).set(bearer(w.alice.token));
+    const seen = [read, listed, cleared, still];
+    return verdict(seen, read.status === 200 && read.body.status === 'unread' && !read.text.includes(secret)
+      && !listed.text.includes(w.ids.aliceBook) && cleared.status === 204 && still.body.locator === secret);
+  }),
   attack('AC-01', 'shelf-list-hides-private', "B's shelf list and search hold none of A's private ids", async (w) => {
     const seen = [await w.api().get('/api/shelves?page_size=100').set(bearer(w.bob.token)),
       await w.api().get('/api/books?q=secret').set(bearer(w.bob.token))];

@@ -6,6 +6,9 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mongoLimits, mongoServerKind, mongoTestServer, type StandInLimit } from '../../support/mongo-server.js';
 import { startTestApp, type TestApp } from '../../support/test-app.js';
+import type { ProgressRepository } from '../../../src/application/ports.js';
+import { PORTS } from '../../../src/bootstrap/tokens.js';
+import type { StoredProgress } from '../../../src/domain/reading-progress.js';
 
 /** One HTTP answer, reduced to what the races judge. */
 export interface Answer {
@@ -42,6 +45,8 @@ export interface RaceWorld {
   fresh(prefix: string): Promise<Caller>;
   /** A client address no other race uses. */
   address(): string;
+  /** The stored reading progress, read from the store itself (what no route can show: a record of a deleted book). */
+  progressOf(userId: string, bookId: string): Promise<StoredProgress | null>;
   close(): Promise<void>;
 }
 
@@ -133,6 +138,7 @@ export async function raceWorld(store: StoreUnderRace, env: Record<string, strin
     burst: (n, one) => Promise.all(Array.from({ length: n }, (_, i) => one(i))),
     fresh,
     address,
+    progressOf: (userId, bookId) => t.container.di.resolve<ProgressRepository>(PORTS.ProgressRepository).get(userId, bookId),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

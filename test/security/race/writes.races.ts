@@ -133,6 +133,28 @@ export const lostUpdateRaces: Race[] = [
     const dangling = (after.body.book_ids as string[]).length + Math.abs((after.body.book_count as number) - listed.body.total);
     return outcome([...answers, after, listed], dangling, 0, `${after.body.book_ids.length} dangling entries, book_count ${after.body.book_count}`);
   }, ['transactions']),
+  race('RACE-PROGRESS-BURST', '100 progress writes at once by one reader on one book: one whole state, equal to one of them', async (w) => {
+    const owner = await w.fresh('progress');
+    const [bookId] = await books(w, owner, 1, 'progress');
+    const writes = Array.from({ length: BURST }, (_, i) => ({ percentage: (i + 1) / (BURST + 1), locator: `loc-${i}`, device_id: `dev-${i}` }));
+    const answers = await w.burst(BURST, (i) => w.send('PUT', `/api/books/${bookId}/progress`, { token: owner.token, body: writes[i] }));
+    const after = (await w.send('GET', `/api/books/${bookId}/progress`, { token: owner.token })).body;
+    const listed = await w.send('GET', '/api/books?status=reading&page_size=100', { token: owner.token });
+    const whole = writes.some((x) => x.percentage === after.percentage && x.locator === after.locator && x.device_id === after.device_id);
+    const lost = (whole ? 0 : 1) + Math.abs(listed.body.total - 1);
+    return outcome([...answers, listed], lost, 0, `state ${after.locator}, listed ${listed.body.total} time(s)`);
+  }),
+  race('RACE-PROGRESS-VS-DELETE', '50 books each given progress while being deleted: no progress record outlives its book', async (w) => {
+    const owner = await w.fresh('progdel');
+    const ids = await books(w, owner, PAIRS, 'progress doomed');
+    const answers = (await Promise.all(ids.map((id) => Promise.all([
+      w.send('PUT', `/api/books/${id}/progress`, { token: owner.token, body: { percentage: 0.5 } }),
+      w.send('DELETE', `/api/books/${id}`, { token: owner.token }),
+    ])))).flat();
+    const left = (await Promise.all(ids.map((id) => w.progressOf(owner.id, id)))).filter((p) => p !== null).length;
+    const puts = answers.filter((_, i) => i % 2 === 0);
+    return outcome(answers, left, 0, `${left} records outlived their book; PUT statuses ${JSON.stringify(tally(puts))}`);
+  }),
   race('RACE-LAST-ADMIN', 'two admins demote each other at once, 20 times: an active admin always remains', async (w) => {
     let lost = 0;
     const answers: Answer[] = [];

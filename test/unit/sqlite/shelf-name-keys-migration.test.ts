@@ -2,6 +2,8 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MIGRATIONS, runMigrations } from '../../../src/adapters/sqlite/migrations.js';
+import { loadSqliteDriver } from '../../../src/adapters/sqlite/sqlite-driver.js';
 import { createSqliteStore } from '../../../src/adapters/sqlite/sqlite-store.js';
 import { aShelf } from '../../support/builders.js';
 
@@ -21,12 +23,14 @@ describe('SQLite migration 3: shelf name keys by NFC and full case folding', () 
   let dir: string;
   beforeEach(() => {
     dir = mkdtempSync(join(tmpdir(), 'stacks-shelf-keys-'));
-    const store = createSqliteStore(dir);
-    const insert = store.db.prepare(`INSERT INTO shelves (id, name, name_key, description, is_public, owner_id, owner_username,
+    // A database as the release before migration 3 left it (later migrations are not applied either).
+    const Driver = loadSqliteDriver();
+    const db = new Driver(join(dir, 'stacks.db'));
+    runMigrations(db, MIGRATIONS.filter((m) => m.version < 3));
+    const insert = db.prepare(`INSERT INTO shelves (id, name, name_key, description, is_public, owner_id, owner_username,
       created_at, updated_at) VALUES (?, ?, ?, NULL, 0, ?, ?, ?, ?)`);
     for (const row of OLD_ROWS) insert.run(row.id, row.name, row.name.trim().toLowerCase(), row.owner.id, row.owner.username, row.at, row.at);
-    store.db.prepare('DELETE FROM schema_migrations WHERE version = 3').run();
-    store.db.close();
+    db.close();
   });
   afterEach(() => {
     rmSync(dir, { recursive: true, force: true });

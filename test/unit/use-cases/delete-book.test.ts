@@ -24,6 +24,18 @@ describe('DeleteBook', () => {
     expect(await w.files()).toEqual({ books: ['stays.book'], tmp: [] });
   });
 
+  it('removes every reader\'s progress of the book and keeps that of other books', async () => {
+    await storedBook('gone');
+    await storedBook('stays', false);
+    for (const reader of [owner, anActor('user', 'reader-2')]) {
+      for (const bookId of ['gone', 'stays']) await w.updateProgress.execute(reader, { bookId, update: { percentage: 0.5 } });
+    }
+    await w.deleteBook.execute(owner, 'gone');
+    expect(await w.store.progress.get(owner.id, 'gone')).toBeNull();
+    expect(await w.store.progress.get('reader-2', 'gone')).toBeNull();
+    expect(await w.store.progress.get('reader-2', 'stays')).toMatchObject({ percentage: 0.5 });
+  });
+
   it('is permission_denied for another user, who can still see the book, and book_not_found for none', async () => {
     await storedBook('theirs');
     const remove = w.deleteBook;

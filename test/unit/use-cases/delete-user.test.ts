@@ -15,6 +15,27 @@ describe('DeleteUser', () => {
     expect(await errorOf(w.authenticate.execute(issued.token))).toMatchObject({ kind: 'unauthenticated', code: 'invalid_token' });
   });
 
+  it('deletes the account\'s reading progress and no one else\'s', async () => {
+    const { user, actor } = await w.storeUser();
+    const { actor: other } = await w.storeUser();
+    const book = await w.storeBook();
+    await w.updateProgress.execute(actor, { bookId: book.id, update: { percentage: 0.5 } });
+    await w.updateProgress.execute(other, { bookId: book.id, update: { percentage: 0.6 } });
+    await w.deleteUser.execute(admin, user.id);
+    expect(await w.store.progress.get(user.id, book.id)).toBeNull();
+    expect(await w.store.progress.get(other.id, book.id)).toMatchObject({ percentage: 0.6 });
+  });
+
+  it('deletes the account\'s API keys and no one else\'s', async () => {
+    const { user, actor } = await w.storeUser();
+    const { user: other, actor: otherActor } = await w.storeUser();
+    await w.createApiKey.execute(actor, { ownerId: user.id, name: 'kobo' });
+    await w.createApiKey.execute(otherActor, { ownerId: other.id, name: 'kindle' });
+    await w.deleteUser.execute(admin, user.id);
+    expect((await w.store.apiKeys.listByOwner(user.id, { page: 1, pageSize: 10 })).total).toBe(0);
+    expect((await w.store.apiKeys.listByOwner(other.id, { page: 1, pageSize: 10 })).items.map((k) => k.name)).toEqual(['kindle']);
+  });
+
   it('refuses to delete the last active admin with last_admin, but deletes an admin who has a peer', async () => {
     const { user: first } = await w.storeUser({ roles: ['admin'] });
     expect(await errorOf(w.deleteUser.execute(admin, first.id))).toMatchObject({ kind: 'conflict', code: 'last_admin' });

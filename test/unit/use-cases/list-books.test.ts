@@ -32,4 +32,17 @@ describe('ListBooks', () => {
   it('is permission_denied without books:read', async () => {
     expect(await errorOf(w.listBooks.execute(aNobody(), query()))).toMatchObject({ kind: 'forbidden', code: 'permission_denied' });
   });
+
+  it('filters by the caller\'s reading state and sorts by what the caller read last', async () => {
+    const [dune, emma] = (await w.listBooks.execute(aReader(), query())).items.filter((b) => b.title !== 'Anathem').sort((a, b) => a.title.localeCompare(b.title));
+    await w.updateProgress.execute(aReader(), { bookId: dune!.id, update: { percentage: 0.5 } });
+    w.clock.advance(1_000);
+    await w.updateProgress.execute(aReader(), { bookId: emma!.id, update: { percentage: 1 } });
+    await w.updateProgress.execute(aReader('someone'), { bookId: emma!.id, update: { percentage: 0.2 } });
+    expect(titles(await w.listBooks.execute(aReader(), query({ status: 'reading' })))).toEqual(['Dune']);
+    expect(titles(await w.listBooks.execute(aReader(), query({ status: 'finished' })))).toEqual(['Emma']);
+    expect(titles(await w.listBooks.execute(aReader(), query({ status: 'unread' })))).toEqual(['Anathem']);
+    expect(titles(await w.listBooks.execute(aReader('someone'), query({ status: 'reading' })))).toEqual(['Emma']);
+    expect(titles(await w.listBooks.execute(aReader(), query({ sort: { field: 'read', descending: true } })))).toEqual(['Emma', 'Dune', 'Anathem']);
+  });
 });

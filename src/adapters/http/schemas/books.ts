@@ -1,5 +1,6 @@
 import { BOOK_FORMATS, BOOK_QUERY_MAX_LENGTH, BOOK_QUERY_PATTERN, BOOK_SORTS, type BookSort, type BookSortField } from '../../../domain/book.js';
 import { BOOK_FIELD_LIMITS as L, isPartialDate } from '../../../domain/book-metadata.js';
+import { READING_STATUSES } from '../../../domain/reading-progress.js';
 import { z } from '../zod.js';
 import { idParam, listOf, pageQuery, timestamp } from './common.js';
 
@@ -47,7 +48,8 @@ export const BookListQuery = z
     author: z.string().min(1).max(L.author).optional().openapi({ description: 'Exact author, case-insensitive' }),
     tag: z.string().min(1).max(L.tag).optional().openapi({ description: 'Exact tag, case-insensitive' }),
     format: z.enum(BOOK_FORMATS).optional(),
-    sort: z.enum(SORTS).default('-added').openapi({ description: 'A field, optionally prefixed with - for descending' }).transform(toBookSort),
+    status: z.enum(READING_STATUSES).optional().openapi({ description: 'The caller\'s reading state (a book never opened is unread)' }),
+    sort: z.enum(SORTS).default('-added').openapi({ description: 'A field, optionally prefixed with - for descending; read is the caller\'s last progress (never read last)' }).transform(toBookSort),
     ...pageQuery,
   })
   .strict();
