@@ -113,7 +113,8 @@ export class MongoBookRepository implements BookRepository {
 
   private async rethrow(error: unknown, book: Book): Promise<never> {
     if (!isDuplicateKeyOn(error, ['sha256'])) throw error;
-    const other = await this.books.findOne({ sha256: book.sha256 }, { projection: { _id: 1 }, ...limited }); // index: books_sha256
+    // Local read concern: the winning insert may not be majority-committed yet. Index: books_sha256.
+    const other = await this.books.findOne({ sha256: book.sha256 }, { projection: { _id: 1 }, readConcern: { level: 'local' }, ...limited });
     throw duplicateBook(other && other._id !== book.id ? other._id : null);
   }
 }

@@ -72,10 +72,17 @@ describe('Mongo query shapes', () => {
   describe('every command the repositories send matches a declared shape (on the Mongo test server)', () => {
     let client: MongoClient;
     const seen = new Set<string>();
+    const unlimited: string[] = [];
+    let repositoriesRunning = false;
     beforeAll(async () => {
       const server = await mongoTestServer();
       client = new MongoClient(server.database(`stacks_shapes_${process.pid}`), { monitorCommands: true });
-      client.on('commandStarted', (event) => shapesOf(event).forEach((s) => seen.add(s)));
+      client.on('commandStarted', (event) => {
+        const shapes = shapesOf(event);
+        shapes.forEach((s) => seen.add(s));
+        const reads = ['find', 'aggregate', 'count'].includes(event.commandName) && shapes.length > 0;
+        if (repositoriesRunning && reads && event.command.maxTimeMS === undefined) unlimited.push(shapes[0] ?? '');
+      });
       await client.connect();
       await migrateLibrary(client.db());
     });
@@ -84,8 +91,9 @@ describe('Mongo query shapes', () => {
       await client.close();
     });
 
-    it('books, shelves and shelf_books', async () => {
+    it('books, shelves and shelf_books, each read with maxTimeMS', async () => {
       const db = client.db();
+      repositoriesRunning = true;
       const books = new MongoBookRepository(db);
       const shelves = new MongoShelfRepository(db);
       const at = new Date('2026-01-01T00:00:00Z');
@@ -117,6 +125,7 @@ describe('Mongo query shapes', () => {
       const library = [...seen].filter((s) => /^(books|shelves|shelf_books) /.test(s));
       expect(library.length).toBeGreaterThan(10);
       expect(library.filter((s) => !declared.has(s))).toEqual([]);
+      expect(unlimited, 'reads sent without maxTimeMS').toEqual([]);
     });
   });
 });
