@@ -9,8 +9,6 @@ import { metadataFields, toBook, toBookDocument } from './mongo-book-documents.j
 import { isUnfiltered, reversed, searchPlan } from './mongo-book-search.js';
 import { inTransaction, isDuplicateKeyOn, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
-export { MAX_QUERY_LENGTH, searchPlan } from './mongo-book-search.js';
-
 const limited = { maxTimeMS: QUERY_MAX_TIME_MS };
 
 /**
