@@ -7,7 +7,7 @@ import type { BookRepository, Slice } from '../../application/ports.js';
 import type { BookDocument } from './mongo-book-documents.js';
 import { metadataFields, toBook, toBookDocument } from './mongo-book-documents.js';
 import { isUnfiltered, reversed, searchPlan } from './mongo-book-search.js';
-import { inTransaction, isDuplicateKeyOn, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
+import { inTransaction, isDuplicateKeyOn, QUERY_MAX_TIME_MS, rethrowTimeLimit } from './mongo-transactions.js';
 
 const limited = { maxTimeMS: QUERY_MAX_TIME_MS };
 
@@ -87,6 +87,10 @@ export class MongoBookRepository implements BookRepository {
    * page is read from whichever end of the order is nearer, so no query skips more than half the matches.
    */
   async search(query: BookQuery): Promise<Slice<Book>> {
+    return this.searchPage(query).catch(rethrowTimeLimit);
+  }
+
+  private async searchPage(query: BookQuery): Promise<Slice<Book>> {
     const { filter, sort } = searchPlan(query);
     const offset = offsetOf(query);
     const counted = isUnfiltered(filter)

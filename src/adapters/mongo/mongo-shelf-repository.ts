@@ -7,7 +7,7 @@ import type { ShelfDetailsPatch, ShelfRepository, Slice } from '../../applicatio
 import { shelfNotFound } from '../../domain/error-catalogue.js';
 import type { ClaimableBook, MemberDocument } from './mongo-shelf-members.js';
 import { claimBooks, lastPosition, MEMBER_ORDER, memberId, withShelfConflictsMapped } from './mongo-shelf-members.js';
-import { inTransaction, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
+import { inTransaction, QUERY_MAX_TIME_MS, rethrowTimeLimit } from './mongo-transactions.js';
 
 interface ShelfDocument {
   _id: string;
@@ -126,7 +126,7 @@ export class MongoShelfRepository implements ShelfRepository {
     const [documents, total] = await Promise.all([
       this.shelves.find(filter, limited).sort({ nameKey: 1, _id: 1 }).skip(offsetOf(page)).limit(page.pageSize).toArray(),
       this.shelves.countDocuments(filter, limited),
-    ]);
+    ]).catch(rethrowTimeLimit);
     return { items: await Promise.all(documents.map((d) => this.toShelf(d))), total };
   }
 
@@ -136,7 +136,7 @@ export class MongoShelfRepository implements ShelfRepository {
       this.members.find(filter, { projection: { bookId: 1 }, ...limited }).sort(MEMBER_ORDER) // index: shelf_books_order
         .skip(offsetOf(page)).limit(page.pageSize).toArray(),
       this.members.countDocuments(filter, limited), // index: shelf_books_slot
-    ]);
+    ]).catch(rethrowTimeLimit);
     return { items: members.map((m) => m.bookId), total };
   }
 

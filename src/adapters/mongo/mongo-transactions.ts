@@ -1,5 +1,6 @@
 import { MongoServerError } from 'mongodb';
 import type { ClientSession, Db } from 'mongodb';
+import { storeUnavailable } from '../../domain/error-catalogue.js';
 
 /** The one server-side time limit every query of the library collections carries (ms). */
 export const QUERY_MAX_TIME_MS = 5_000;
@@ -30,4 +31,10 @@ function firstWriteError(error: MongoServerError): { keyPattern?: unknown } | un
   if (first === null || typeof first !== 'object') return undefined;
   const raw = (first as { err?: unknown }).err ?? first;
   return raw !== null && typeof raw === 'object' ? raw as { keyPattern?: unknown } : undefined;
+}
+
+/** Turns a query stopped by its `maxTimeMS` (code 50, MaxTimeMSExpired) into store_unavailable (503); anything else is thrown as is. */
+export function rethrowTimeLimit(error: unknown): never {
+  if (error instanceof MongoServerError && error.code === 50) throw storeUnavailable();
+  throw error;
 }
