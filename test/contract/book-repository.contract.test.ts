@@ -244,6 +244,31 @@ function bookRepositoryContract(factory: StoreFactory): void {
       expect((await search({ tag: 'science fiction', page: 2, pageSize: 1 })).total).toBe(2);
     });
 
+    it('reads every page, deep ones from the far end included, in the order of one whole page, for every order and filter', async () => {
+      for (const field of Object.keys(sorted) as BookSortField[]) {
+        for (const descending of [false, true]) {
+          for (const filter of [{}, { format: 'epub' as const }, { q: 'an' }, { q: 'ran' }]) {
+            const whole = await ids({ ...filter, sort: { field, descending } });
+            const paged: string[] = [];
+            for (let page = 1; page <= 4; page++) {
+              const slice = await search({ ...filter, sort: { field, descending }, page, pageSize: 2 });
+              expect(slice.total).toBe(whole.length);
+              paged.push(...slice.items.map((b) => b.id));
+            }
+            expect(paged).toEqual(whole);
+          }
+        }
+      }
+    });
+
+    it('finds q of three or more characters anywhere inside a field, and only inside one field', async () => {
+      expect(await ids({ q: 'ND OF DARK' })).toEqual(['b1']);
+      expect(await ids({ q: 'iction' })).toEqual(['b3', 'b1']);
+      expect(await ids({ q: 'ank herb' })).toEqual(['b3', 'b5']);
+      expect(await ids({ q: 'guinscience' })).toEqual([]);
+      expect(await ids({ q: 'story' })).toEqual(['b4']);
+    });
+
     it('finds a book by what it says after an update, not before', async () => {
       const b1 = LIBRARY[0] as Book;
       await books().updateMetadata(b1.id, { title: 'Renamed', authors: ['New Person'], tags: ['newtag'], series: null }, instant(600));

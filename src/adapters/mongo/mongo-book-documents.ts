@@ -1,4 +1,5 @@
 import { bookSearchText, type Book, type BookFormat } from '../../domain/book.js';
+import { searchGrams } from '../../domain/book-search-grams.js';
 
 /** A book as stored: the domain fields plus lower-cased keys for search, filters and sorts. */
 export interface BookDocument {
@@ -31,6 +32,10 @@ export interface BookDocument {
   tagKeys: string[];
   /** Title, authors, tags and series, lower-cased, joined by U+001F so a match never spans two fields. */
   searchText: string;
+  /** Every three-character run of each field of `searchText` (multikey index books_search_tokens). */
+  searchTokens: string[];
+  /** Bumped by every transaction that puts the book on a shelf, so it conflicts with deleting the book. */
+  shelvings?: number;
   /** Bumped by every metadata write, which compares it first; absent on books stored before it existed. */
   version?: number;
 }
@@ -64,7 +69,7 @@ export function toBookDocument(book: Book): BookDocument {
     publishedMissing: book.published === null ? 1 : 0,
     authorKeys: book.authors.map((a) => a.toLowerCase()),
     tagKeys: book.tags.map((t) => t.toLowerCase()),
-    searchText: bookSearchText(book),
+    ...searchFields(book),
     version: 0,
   };
 }
@@ -73,9 +78,15 @@ export function toBookDocument(book: Book): BookDocument {
 export function metadataFields(book: Book): Partial<BookDocument> {
   const d = toBookDocument(book);
   const { title, authors, description, publisher, language, published, isbn, tags, series, seriesIndex, updatedAt } = d;
-  const { titleKey, authorKey, authorMissing, publishedMissing, authorKeys, tagKeys, searchText } = d;
+  const { titleKey, authorKey, authorMissing, publishedMissing, authorKeys, tagKeys, searchText, searchTokens } = d;
   return { title, authors, description, publisher, language, published, isbn, tags, series, seriesIndex, updatedAt,
-    titleKey, authorKey, authorMissing, publishedMissing, authorKeys, tagKeys, searchText };
+    titleKey, authorKey, authorMissing, publishedMissing, authorKeys, tagKeys, searchText, searchTokens };
+}
+
+/** The search text and its grams, both from the fields `q` matches. */
+export function searchFields(book: Pick<Book, 'title' | 'authors' | 'tags' | 'series'>): Pick<BookDocument, 'searchText' | 'searchTokens'> {
+  const searchText = bookSearchText(book);
+  return { searchText, searchTokens: searchGrams(searchText) };
 }
 
 export function toBook(d: BookDocument): Book {

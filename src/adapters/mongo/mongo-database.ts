@@ -1,6 +1,7 @@
 import { MongoClient, MongoServerError } from 'mongodb';
 import type { Db, IndexDescription } from 'mongodb';
 import { ConflictError } from '../../domain/errors.js';
+import { LIBRARY_INDEXES } from './mongo-library-indexes.js';
 import { PROGRESS_INDEXES } from './mongo-progress-indexes.js';
 
 /** The collections of one Stacks database and their indexes (created at start, idempotently). */
@@ -19,28 +20,7 @@ export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { ownerId: 1, createdAt: -1, _id: 1 }, name: 'api_keys_owner' },
   ],
   one_time_codes: [{ key: { expiresAt: 1 }, name: 'one_time_codes_ttl', expireAfterSeconds: 0 }],
-  books: [
-    { key: { sha256: 1 }, name: 'books_sha256', unique: true },
-    { key: { titleKey: 1, _id: 1 }, name: 'books_title' },
-    { key: { authorMissing: 1, authorKey: 1, _id: 1 }, name: 'books_author' },
-    { key: { authorMissing: 1, authorKey: -1, _id: -1 }, name: 'books_author_desc' },
-    { key: { createdAt: 1, _id: 1 }, name: 'books_added' },
-    { key: { publishedMissing: 1, published: 1, _id: 1 }, name: 'books_published' },
-    { key: { publishedMissing: 1, published: -1, _id: -1 }, name: 'books_published_desc' },
-    { key: { authorKeys: 1 }, name: 'books_author_keys' },
-    { key: { tagKeys: 1 }, name: 'books_tag_keys' },
-    { key: { format: 1 }, name: 'books_format' },
-  ],
-  shelves: [
-    { key: { ownerId: 1, nameKey: 1 }, name: 'shelves_owner_name', unique: true },
-    { key: { nameKey: 1, _id: 1 }, name: 'shelves_name' },
-    { key: { isPublic: 1, nameKey: 1 }, name: 'shelves_public_name' },
-  ],
-  shelf_books: [
-    { key: { shelfId: 1, bookId: 1 }, name: 'shelf_books_member', unique: true },
-    { key: { shelfId: 1, position: 1 }, name: 'shelf_books_position' },
-    { key: { bookId: 1 }, name: 'shelf_books_book' },
-  ],
+  ...LIBRARY_INDEXES,
   progress: PROGRESS_INDEXES,
 };
 

@@ -5,13 +5,16 @@ import type { Slice } from '../../application/ports.js';
 import type { BookDocument } from './mongo-book-documents.js';
 import { toBook } from './mongo-book-documents.js';
 import type { ProgressDocument } from './mongo-progress-repository.js';
+import { QUERY_MAX_TIME_MS } from './mongo-transactions.js';
+
+const limited = { maxTimeMS: QUERY_MAX_TIME_MS };
 
 type ReadRow = Pick<ProgressDocument, 'bookId' | 'status' | 'updatedAt'>;
 
 /** The reader's records, newest first, read through index progress_user_recent {userId, updatedAt}. */
 export async function readerProgress(progress: Collection<ProgressDocument>, reader: string | undefined): Promise<ReadRow[]> {
   if (reader === undefined) return [];
-  return progress.find({ userId: String(reader) }, { projection: { _id: 0, bookId: 1, status: 1, updatedAt: 1 } })
+  return progress.find({ userId: String(reader) }, { projection: { _id: 0, bookId: 1, status: 1, updatedAt: 1 }, ...limited })
     .sort({ updatedAt: -1 }).toArray();
 }
 
@@ -34,23 +37,24 @@ export async function readOrderedPage(
     .filter((r) => query.status === undefined || r.status === query.status)
     .sort((a, b) => dir * (a.updatedAt.getTime() - b.updatedAt.getTime() || (a.bookId < b.bookId ? -1 : a.bookId > b.bookId ? 1 : 0)))
     .map((r) => r.bookId);
-  const matching = new Set((await books.find({ $and: [filter, { _id: { $in: candidates } }] }, { projection: { _id: 1 } }).toArray())
+    // The reader's ids replace the status filter's `_id` condition: they are already narrowed to the status.
+  const matching = new Set((await books.find({ ...filter, _id: { $in: candidates } }, { projection: { _id: 1 }, ...limited }).toArray())
     .map((d) => String(d._id)));
   const readIds = candidates.filter((id) => matching.has(id));
   const unreadRest = query.status === undefined || query.status === 'unread';
-  const restFilter: Filter<BookDocument> = { $and: [filter, { _id: { $nin: rows.map((r) => r.bookId) } }] };
+  const restFilter: Filter<BookDocument> = { ...filter, _id: { $nin: rows.map((r) => r.bookId) } };
   const offset = offsetOf(query);
   const headIds = readIds.slice(offset, offset + query.pageSize);
   const [head, restTotal] = await Promise.all([
-    books.find({ _id: { $in: headIds } }).toArray(),
-    unreadRest ? books.countDocuments(restFilter) : Promise.resolve(0),
+    books.find({ _id: { $in: headIds } }, limited).toArray(),
+    unreadRest ? books.countDocuments(restFilter, limited) : Promise.resolve(0),
   ]);
   const byId = new Map(head.map((d) => [String(d._id), d]));
   const items = headIds.flatMap((id) => (byId.has(id) ? [toBook(byId.get(id)!)] : []));
   const wanted = query.pageSize - items.length;
   if (unreadRest && wanted > 0) {
     const skip = Math.max(0, offset - readIds.length);
-    const rest = await books.find(restFilter).sort({ _id: dir }).skip(skip).limit(wanted).toArray();
+    const rest = await books.find(restFilter, limited).sort({ _id: dir }).skip(skip).limit(wanted).toArray();
     items.push(...rest.map(toBook));
   }
   return { items, total: readIds.length + restTotal };

@@ -4,6 +4,7 @@ import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoApiKeyRepository } from './mongo-api-key-repository.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
 import { MongoDatabase } from './mongo-database.js';
+import { migrateLibrary } from './mongo-library-migration.js';
 import { MongoLoginThrottleRepository } from './mongo-login-throttle-repository.js';
 import { MongoOneTimeCodeRepository } from './mongo-one-time-code-repository.js';
 import { MongoProgressRepository } from './mongo-progress-repository.js';
@@ -45,6 +46,7 @@ export class MongoHealthCheck implements HealthCheck {
 export async function createMongoStore(url: string, options: { serverSelectionTimeoutMS?: number } = {}): Promise<MongoStore> {
   const database = await MongoDatabase.connect(url, options);
   try {
+    await migrateLibrary(database.db);
     await database.ensureIndexes();
     await rekeyShelfNames(database.db);
   } catch (error) {

@@ -1,6 +1,8 @@
 import { describe, expect, it } from 'vitest';
 import type { BookQuery } from '../../../src/domain/book.js';
-import { filterFor, MAX_QUERY_LENGTH } from '../../../src/adapters/mongo/mongo-book-repository.js';
+import { MAX_QUERY_LENGTH, searchPlan } from '../../../src/adapters/mongo/mongo-book-search.js';
+
+const filterFor = (q: BookQuery) => searchPlan(q).filter;
 import { escapeRegex } from '../../../src/adapters/mongo/mongo-database.js';
 
 const query = (extra: Partial<BookQuery>): BookQuery => ({ sort: { field: 'title', descending: false }, page: 1, pageSize: 20, ...extra });
@@ -21,10 +23,10 @@ describe('Mongo book filter', () => {
     expect(new RegExp(pattern).test('abc.d')).toBe(false);
   });
 
-  it('searches the lower-cased search text for a lower-cased, length-capped q', () => {
-    const filter = filterFor(query({ q: `ÉLAN ${'x'.repeat(500)}` })) as { searchText: { $regex: string; $options: string } };
-    expect(filter.searchText.$options).toBe('i');
+  it('searches the lower-cased search text for a lower-cased, length-capped q, narrowed by its indexed grams', () => {
+    const filter = filterFor(query({ q: `ÉLAN ${'x'.repeat(500)}` })) as { searchText: { $regex: string }; searchTokens: { $all: string[] } };
     expect(filter.searchText.$regex.startsWith('élan x')).toBe(true);
+    expect(filter.searchTokens.$all).toEqual(['éla', 'lan', 'an ', 'n x', ' xx', 'xxx']);
     expect(filter.searchText.$regex).toHaveLength(MAX_QUERY_LENGTH);
   });
 
@@ -34,7 +36,8 @@ describe('Mongo book filter', () => {
     expect(filter).toEqual({
       authorKeys: '[object object]',
       tagKeys: '[object object]',
-      searchText: { $regex: '\\[object Object\\]'.toLowerCase(), $options: 'i' },
+      searchText: { $regex: '\\[object Object\\]'.toLowerCase() },
+      searchTokens: { $all: ['[ob', 'obj', 'bje', 'jec', 'ect', 'ct ', 't o', ' ob', 'jec', 'ect', 'ct]'].filter((g, i, all) => all.indexOf(g) === i) },
     });
   });
 

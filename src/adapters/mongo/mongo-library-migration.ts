@@ -1,0 +1,79 @@
+import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
+import { MongoServerError } from 'mongodb';
+import type { Book } from '../../domain/book.js';
+import type { BookDocument } from './mongo-book-documents.js';
+import { searchFields } from './mongo-book-documents.js';
+import { LIBRARY_INDEXES, SUPERSEDED_INDEXES } from './mongo-library-indexes.js';
+import type { MemberDocument } from './mongo-shelf-members.js';
+import { MEMBER_ORDER } from './mongo-shelf-members.js';
+
+/** Documents read and written per round trip by the start-up migration. */
+export const MIGRATION_BATCH = 500;
+
+/**
+ * Brings books, shelves and shelf_books up to the current layout; idempotent, safe to run at every
+ * start (each step finds nothing left to do once done). Memory stays bounded by MIGRATION_BATCH.
+ */
+export async function migrateLibrary(db: Db): Promise<void> {
+  if (await hasIndex(db, 'shelf_books', 'shelf_books_position')) await renumberClashingPositions(db);
+  for (const [collection, names] of Object.entries(SUPERSEDED_INDEXES)) {
+    for (const name of names) await db.collection(collection).dropIndex(name).catch(ignoreMissingIndex);
+  }
+  for (const [collection, indexes] of Object.entries(LIBRARY_INDEXES)) await db.collection(collection).createIndexes(indexes);
+  await backfillSearchTokens(db);
+}
+
+/** Gives each book stored before `searchTokens` existed its grams (index: books_search_tokens, which holds missing as null). */
+export async function backfillSearchTokens(db: Db): Promise<number> {
+  const books = db.collection<BookDocument>('books');
+  const cursor = books.find({ searchTokens: null as unknown as undefined },
+    { projection: { title: 1, authors: 1, tags: 1, series: 1 }, batchSize: MIGRATION_BATCH });
+  let batch: AnyBulkWriteOperation<BookDocument>[] = [];
+  let written = 0;
+  for await (const book of cursor) {
+    batch.push({ updateOne: { filter: { _id: book._id, searchTokens: null as unknown as undefined },
+      update: { $set: searchFields(book as Pick<Book, 'title' | 'authors' | 'tags' | 'series'>) } } });
+    if (batch.length === MIGRATION_BATCH) {
+      written += (await books.bulkWrite(batch, { ordered: false })).modifiedCount;
+      batch = [];
+    }
+  }
+  if (batch.length > 0) written += (await books.bulkWrite(batch, { ordered: false })).modifiedCount;
+  return written;
+}
+
+/** Renumbers, in (position, bookId) order, each shelf where two books share a position, so the unique slot index can be built. */
+async function renumberClashingPositions(db: Db): Promise<void> {
+  const members = db.collection<MemberDocument>('shelf_books');
+  const clashing = members.aggregate<{ _id: string }>([
+    { $group: { _id: { shelfId: '$shelfId', position: '$position' }, count: { $sum: 1 } } },
+    { $match: { count: { $gt: 1 } } },
+    { $group: { _id: '$_id.shelfId' } },
+  ], { allowDiskUse: true, batchSize: MIGRATION_BATCH });
+  for await (const { _id: shelfId } of clashing) {
+    let position = 0;
+    let batch: AnyBulkWriteOperation<MemberDocument>[] = [];
+    for await (const member of members.find({ shelfId }, { projection: { _id: 1 }, batchSize: MIGRATION_BATCH }).sort(MEMBER_ORDER)) {
+      batch.push({ updateOne: { filter: { _id: member._id }, update: { $set: { position: ++position } } } });
+      if (batch.length === MIGRATION_BATCH) batch = await flush(members, batch);
+    }
+    await flush(members, batch);
+    await db.collection<{ _id: string; nextPosition: number }>('shelves').updateOne({ _id: shelfId }, { $max: { nextPosition: position + 1 } });
+  }
+}
+
+async function flush(members: Collection<MemberDocument>, batch: AnyBulkWriteOperation<MemberDocument>[]): Promise<AnyBulkWriteOperation<MemberDocument>[]> {
+  if (batch.length > 0) await members.bulkWrite(batch, { ordered: false });
+  return [];
+}
+
+async function hasIndex(db: Db, collection: string, name: string): Promise<boolean> {
+  const indexes = await db.collection(collection).listIndexes().toArray().catch(() => []);
+  return indexes.some((index) => index.name === name);
+}
+
+/** Another instance may have dropped it first, or it never existed. */
+function ignoreMissingIndex(error: unknown): void {
+  if (error instanceof MongoServerError && (error.code === 27 || error.codeName === 'IndexNotFound' || error.code === 26)) return;
+  throw error;
+}

@@ -1,0 +1,87 @@
+import { BOOK_SORTS, type BookQuery } from '../../domain/book.js';
+import { reversed, searchPlan } from './mongo-book-search.js';
+
+/**
+ * One kind of query the library repositories send: the fields its filter names, its sort, and the
+ * index it relies on. `inMemorySort`: a selective filter picks the index and the server sorts the few
+ * matches (top skip + limit only). `scan`: why this one reads a whole collection anyway.
+ */
+export interface QueryShape {
+  readonly collection: 'books' | 'shelves' | 'shelf_books';
+  readonly filter: readonly string[];
+  readonly sort?: Readonly<Record<string, 1 | -1>>;
+  readonly index: string;
+  readonly inMemorySort?: true;
+  readonly scan?: string;
+}
+
+const SEARCH_FILTERS: readonly Partial<BookQuery>[] = [
+  {}, { format: 'epub' }, { author: 'a' }, { tag: 't' }, { q: 'abc' }, { q: 'ab' }, { q: 'ab', format: 'pdf' },
+  { q: 'abc', author: 'a', tag: 't', format: 'epub' }, { author: 'a', tag: 't' }, { tag: 't', format: 'epub' },
+];
+
+const SHORT_QUERY_COUNT = 'counting a q shorter than a gram (3 characters) reads every search text, within maxTimeMS';
+
+/** Every shape book search sends: each filter combination, each order both ways, and each order read backwards for a deep page. */
+function searchShapes(): QueryShape[] {
+  const shapes: QueryShape[] = [];
+  for (const extra of SEARCH_FILTERS) {
+    for (const field of BOOK_SORTS) {
+      for (const descending of [false, true]) {
+        const plan = searchPlan({ page: 1, pageSize: 20, sort: { field, descending }, ...extra });
+        const base = { collection: 'books' as const, filter: Object.keys(plan.filter), index: plan.index, ...(plan.inMemorySort ? { inMemorySort: true as const } : {}) };
+        shapes.push({ ...base, sort: plan.sort }, { ...base, sort: reversed(plan.sort) as Record<string, 1 | -1> });
+        if (base.filter.length === 0) continue;
+        const unindexed = plan.index.startsWith('books_') && !plan.inMemorySort && !('format' in plan.filter);
+        shapes.push({ collection: 'books', filter: base.filter, index: plan.index, ...(unindexed ? { scan: SHORT_QUERY_COUNT } : {}) });
+      }
+    }
+  }
+  return shapes;
+}
+
+/**
+ * The reading-state shapes (mongo-reading-search.ts): the search filters narrowed by the caller's book
+ * ids (`_id` $in/$nin from the progress records), in each search order, by id (the `read` order's
+ * rest), or counted; the ids are selective, so the server sorts the few matches itself.
+ */
+function readingShapes(): QueryShape[] {
+  const shapes: QueryShape[] = [];
+  for (const extra of SEARCH_FILTERS) {
+    const sorts = new Set<string>();
+    for (const field of BOOK_SORTS) {
+      for (const descending of [false, true]) {
+        const plan = searchPlan({ page: 1, pageSize: 20, sort: { field, descending }, ...extra });
+        for (const sort of [plan.sort, reversed(plan.sort), { _id: 1 }, { _id: -1 }, undefined]) sorts.add(JSON.stringify(sort ?? null));
+        const filter = [...Object.keys(plan.filter), '_id'];
+        for (const sort of sorts) {
+          const parsed = JSON.parse(sort) as Record<string, 1 | -1> | null;
+          shapes.push({ collection: 'books', filter, index: '_id_', inMemorySort: true, ...(parsed ? { sort: parsed } : {}) });
+        }
+      }
+    }
+  }
+  return shapes;
+}
+
+/** Every query shape of the books, shelves and shelf_books repositories and of the start-up migration. */
+export const QUERY_SHAPES: readonly QueryShape[] = [
+  { collection: 'books', filter: ['_id'], index: '_id_' },
+  { collection: 'books', filter: ['_id', 'version'], index: '_id_' },
+  { collection: 'books', filter: ['_id', 'searchTokens'], index: '_id_' },
+  { collection: 'books', filter: ['sha256'], index: 'books_sha256' },
+  { collection: 'books', filter: ['searchTokens'], index: 'books_search_tokens' },
+  ...searchShapes(),
+  ...readingShapes(),
+  { collection: 'shelves', filter: ['_id'], index: '_id_' },
+  { collection: 'shelves', filter: ['ownerId'], sort: { nameKey: 1, _id: 1 }, index: 'shelves_owner_name_id' },
+  { collection: 'shelves', filter: ['ownerId'], index: 'shelves_owner_name_id' },
+  { collection: 'shelves', filter: ['isPublic'], sort: { nameKey: 1, _id: 1 }, index: 'shelves_public_name_id' },
+  { collection: 'shelves', filter: ['isPublic'], index: 'shelves_public_name_id' },
+  { collection: 'shelf_books', filter: ['_id'], index: '_id_' },
+  { collection: 'shelf_books', filter: ['shelfId'], index: 'shelf_books_slot' },
+  { collection: 'shelf_books', filter: ['shelfId'], sort: { position: 1, bookId: 1 }, index: 'shelf_books_order' },
+  { collection: 'shelf_books', filter: ['shelfId'], sort: { position: -1, bookId: -1 }, index: 'shelf_books_order' },
+  { collection: 'shelf_books', filter: ['bookId'], index: 'shelf_books_book' },
+  { collection: 'shelf_books', filter: [], index: 'none', scan: 'finds shelves with clashing positions once, at the first start after the upgrade' },
+];

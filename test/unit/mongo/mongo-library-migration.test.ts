@@ -1,0 +1,66 @@
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { MongoClient, type Db } from 'mongodb';
+import { toBookDocument } from '../../../src/adapters/mongo/mongo-book-documents.js';
+import { MongoBookRepository } from '../../../src/adapters/mongo/mongo-book-repository.js';
+import { MIGRATION_BATCH, migrateLibrary } from '../../../src/adapters/mongo/mongo-library-migration.js';
+import { MongoShelfRepository } from '../../../src/adapters/mongo/mongo-shelf-repository.js';
+import { aBook, aShelf } from '../../support/builders.js';
+import { mongoTestServer } from '../../support/mongo-server.js';
+
+let databases = 0;
+
+describe('Mongo start-up migration of the library collections', () => {
+  let client: MongoClient;
+  let db: Db;
+  beforeEach(async () => {
+    client = new MongoClient((await mongoTestServer()).database(`stacks_migration_${process.pid}_${++databases}`));
+    await client.connect();
+    db = client.db();
+  });
+  afterEach(async () => {
+    await db.dropDatabase().catch(() => undefined);
+    await client.close();
+  });
+
+  it(`gives books stored before search grams existed their grams, in batches of ${MIGRATION_BATCH}, so q finds them`, async () => {
+    const legacy = Array.from({ length: MIGRATION_BATCH + 7 }, (_, i) => {
+      const { searchTokens: _dropped, ...document } = toBookDocument(aBook({ id: `old-${i}`, title: i === 3 ? 'Needle in a haystack' : `Hay ${i}` }));
+      return document;
+    });
+    await db.collection('books').insertMany(legacy as never[]);
+    await migrateLibrary(db);
+    expect(await db.collection('books').countDocuments({ searchTokens: { $exists: false } })).toBe(0);
+    const found = await new MongoBookRepository(db).search({ q: 'EEDLE', page: 1, pageSize: 10, sort: { field: 'title', descending: false } });
+    expect(found.items.map((b) => b.id)).toEqual(['old-3']);
+  });
+
+  it('renumbers shelves whose books share a position, keeping (position, book id) order, and drops the indexes it replaces', async () => {
+    const members = db.collection('shelf_books');
+    await members.createIndex({ shelfId: 1, position: 1 }, { name: 'shelf_books_position' });
+    await db.collection('books').insertMany(['b1', 'b2', 'b3', 'b4'].map((id) => toBookDocument(aBook({ id }))) as never[]);
+    const shelf = aShelf({ id: 's1' });
+    await db.collection('shelves').insertOne({ _id: shelf.id as never, name: shelf.name, nameKey: 'n', description: null, isPublic: false,
+      ownerId: 'o', ownerUsername: 'o', createdAt: shelf.createdAt, updatedAt: shelf.updatedAt, nextPosition: 2 });
+    await members.insertMany([
+      { _id: '["s1","b3"]' as never, shelfId: 's1', bookId: 'b3', position: 1 },
+      { _id: '["s1","b1"]' as never, shelfId: 's1', bookId: 'b1', position: 1 },
+      { _id: '["s1","b2"]' as never, shelfId: 's1', bookId: 'b2', position: 2 },
+    ]);
+    await migrateLibrary(db);
+    const positions = await members.find({ shelfId: 's1' }).sort({ position: 1 }).toArray();
+    expect(positions.map((m) => [m.bookId, m.position])).toEqual([['b1', 1], ['b3', 2], ['b2', 3]]);
+    const names = (await members.listIndexes().toArray()).map((i) => i.name);
+    expect(names).not.toContain('shelf_books_position');
+    expect(names).toContain('shelf_books_slot');
+    const shelves = new MongoShelfRepository(db);
+    expect(await shelves.addBook('s1', 'b4', shelf.updatedAt)).toBe(true);
+    expect((await shelves.findById('s1'))?.bookIds).toEqual(['b1', 'b3', 'b2', 'b4']);
+    expect((await members.findOne({ bookId: 'b4' }))?.position).toBe(4);
+  });
+
+  it('finds nothing left to do when run again', async () => {
+    await migrateLibrary(db);
+    await migrateLibrary(db);
+    expect((await db.collection('books').listIndexes().toArray()).map((i) => i.name)).toContain('books_search_tokens');
+  });
+});
