@@ -6,6 +6,7 @@ export * from './domain/actor.js';
 export * from './domain/api-key.js';
 export * from './domain/book-file-name.js';
 export * from './domain/book-metadata.js';
+export * from './domain/book-search-grams.js';
 export * from './domain/book.js';
 export * from './domain/client-address.js';
 export * from './domain/error-catalogue.js';
