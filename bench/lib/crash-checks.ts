@@ -75,9 +75,13 @@ export async function checkStorage(dataDir: string, v: Violations): Promise<numb
  * harness ages a killed server's files before restarting it, as if the restart came that much later.
  */
 export async function ageStorage(dataDir: string, ms: number): Promise<void> {
-  const at = new Date(Date.now() - ms);
   for (const dir of [join(dataDir, 'books'), join(dataDir, 'tmp')]) {
-    for (const name of await names(dir)) await utimes(join(dir, name), at, at).catch(() => undefined);
+    for (const name of await names(dir)) {
+      // Back from each file's own time, not this process's clock: the server may run on another one.
+      const path = join(dir, name);
+      const at = await stat(path).then((s) => new Date(s.mtimeMs - ms), () => null);
+      if (at) await utimes(path, at, at).catch(() => undefined);
+    }
   }
 }
 

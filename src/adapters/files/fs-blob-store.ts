@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { mkdir, open, opendir, rename, rm, stat, unlink } from 'node:fs/promises';
+import { mkdir, open, opendir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { BlobStore, ByteRange, StagedFile } from '../../application/ports.js';
 import { stagingDir } from './fs-upload-staging.js';
@@ -28,6 +28,8 @@ async function fsyncDir(dir: string): Promise<void> {
 /**
  * Book files and covers in `<dataDir>/books/<key>`. Every write is temp file → fsync → rename →
  * fsync(dir); temp files live in the staging directory so the start-up sweep removes leftovers.
+ * A blob's modification time is stamped from this process's clock when it is stored (as GridFS's
+ * uploadDate is by the driver), so `keys(olderThan)` compares times from the clock the cutoff came from.
  */
 export class FsBlobStore implements BlobStore {
   private readonly dir: string;
@@ -43,6 +45,8 @@ export class FsBlobStore implements BlobStore {
     assertKey(key);
     if (dirname(resolve(file.handle)) !== this.tempDir) throw new Error('not a staged file of this data directory');
     await this.ensureDirs();
+    const now = new Date();
+    await utimes(file.handle, now, now);
     await rename(file.handle, this.path(key));
     await fsyncDir(this.dir);
   }
@@ -55,6 +59,8 @@ export class FsBlobStore implements BlobStore {
       const handle = await open(temp, 'wx', 0o600);
       try {
         await handle.writeFile(data);
+        const now = new Date();
+        await handle.utimes(now, now);
         await handle.sync();
       } finally {
         await handle.close();
