@@ -1,3 +1,4 @@
+import type { Document } from 'mongodb';
 import type { HealthCheck } from '../../application/ports.js';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { GridFsBlobStore } from './grid-fs-blob-store.js';
@@ -24,17 +25,29 @@ export interface MongoStore {
   close(): Promise<void>;
 }
 
-/** Answers when the server answers `ping`. */
+/**
+ * Ready when the node this client writes through can take majority writes: `hello` names it the
+ * writable primary of a replica set. A primary that loses its majority steps down, so a ping (which a
+ * secondary or an isolated node still answers) is not enough.
+ */
 export class MongoHealthCheck implements HealthCheck {
   constructor(private readonly database: MongoDatabase) {}
 
   async ping(): Promise<void> {
+    let hello: Document;
     try {
-      await this.database.db.command({ ping: 1 }, { timeoutMS: 2_000 });
+      hello = await this.database.db.command({ hello: 1 }, { readPreference: 'primary', signal: AbortSignal.timeout(2_000) });
     } catch {
       throw storeUnavailable();
     }
+    if (!canTakeMajorityWrites(hello)) throw storeUnavailable();
   }
+}
+
+/** Whether a `hello` reply comes from the writable primary of a replica set (or a mongos, which routes to one). */
+export function canTakeMajorityWrites(hello: Document): boolean {
+  if (hello.msg === 'isdbgrid') return true;
+  return hello.isWritablePrimary === true && typeof hello.setName === 'string';
 }
 
 /** Connects to `url` (`mongodb://` or `mongodb+srv://`, database name in the path), creates the indexes, rekeys shelf names, builds the store. */
