@@ -1,11 +1,15 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
 import type { Document } from 'mongodb';
 import type { HealthCheck } from '../../application/ports.js';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
 import { MongoDatabase } from './mongo-database.js';
+import { MongoLease } from './mongo-lease.js';
 import { MongoLoginThrottleRepository } from './mongo-login-throttle-repository.js';
 import { MongoOneTimeCodeRepository } from './mongo-one-time-code-repository.js';
+import { MongoRateCounter } from './mongo-rate-counter.js';
 import { MongoShelfRepository } from './mongo-shelf-repository.js';
 import { rekeyShelfNames } from './mongo-shelf-name-keys.js';
 import { MongoTokenRevocationRepository } from './mongo-token-revocation-repository.js';
@@ -22,8 +26,15 @@ export interface MongoStore {
   readonly oneTimeCodes: MongoOneTimeCodeRepository;
   readonly health: HealthCheck;
   readonly blobs: GridFsBlobStore;
+  /** Shared request and registration budgets. */
+  readonly rateCounter: MongoRateCounter;
+  /** Start-up housekeeping, one instance at a time. */
+  readonly housekeepingLease: MongoLease;
   close(): Promise<void>;
 }
+
+/** How long the housekeeping lease lasts unless renewed (every third of it while the sweep runs). */
+const HOUSEKEEPING_LEASE_MS = 60_000;
 
 /**
  * Ready when the node this client writes through can take majority writes: `hello` names it the
@@ -71,6 +82,8 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     oneTimeCodes: new MongoOneTimeCodeRepository(db),
     health: new MongoHealthCheck(database),
     blobs: new GridFsBlobStore(db),
+    rateCounter: new MongoRateCounter(db),
+    housekeepingLease: new MongoLease(db, 'housekeeping', `${hostname()}:${process.pid}:${randomUUID()}`, HOUSEKEEPING_LEASE_MS),
     close: () => database.close(),
   };
 }
