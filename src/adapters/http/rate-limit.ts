@@ -52,11 +52,11 @@ type Budget = (key: string) => Promise<number>;
  * A budget over the shared counters; when the store does not answer, this process's own counter
  * decides instead (a budget per instance for that while, never a request refused for the outage).
  */
-function budget(limit: number, windowMs: number, shared: RateCounter | undefined): Budget {
-  const local = new FixedWindowLimiter(limit, windowMs);
+function budget(limit: number, windowMs: number, shared: RateCounter | undefined, clock: () => Date): Budget {
+  const local = new FixedWindowLimiter(limit, windowMs, () => clock().getTime());
   if (!shared) return async (key) => local.hit(key);
   return async (key) => {
-    const now = new Date();
+    const now = clock();
     try {
       const { count, resetAt } = await shared.hit(key, windowMs, now);
       return count > limit ? Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000)) : 0;
@@ -71,9 +71,13 @@ function budget(limit: number, windowMs: number, shared: RateCounter | undefined
  * registration attempts also against the hourly one. Over budget is 429 with Retry-After;
  * `refuse` adds the response headers and hands the error on.
  */
-export function rateLimits(settings: RateLimitSettings, refuse: (error: RateLimitedError) => RequestHandler): RequestHandler {
-  const perMinute = settings.perMinute > 0 ? budget(settings.perMinute, 60_000, settings.shared) : null;
-  const registrations = settings.registrationsPerHour > 0 ? budget(settings.registrationsPerHour, 3_600_000, settings.shared) : null;
+export function rateLimits(
+  settings: RateLimitSettings,
+  refuse: (error: RateLimitedError) => RequestHandler,
+  clock: () => Date = () => new Date(),
+): RequestHandler {
+  const perMinute = settings.perMinute > 0 ? budget(settings.perMinute, 60_000, settings.shared, clock) : null;
+  const registrations = settings.registrationsPerHour > 0 ? budget(settings.registrationsPerHour, 3_600_000, settings.shared, clock) : null;
   const isRegistration = (req: Request) => req.method === 'POST' && req.path.replace(/\/+$/, '') === '/api/auth/register';
   return (req, res, next) => {
     if (HEALTH.has(req.path)) return next();
