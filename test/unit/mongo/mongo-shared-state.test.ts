@@ -4,6 +4,8 @@ import request from 'supertest';
 import { createMongoStore, type MongoStore } from '../../../src/adapters/mongo/mongo-store.js';
 import { MongoLease } from '../../../src/adapters/mongo/mongo-lease.js';
 import { rateLimits } from '../../../src/adapters/http/rate-limit.js';
+import { underLease } from '../../../src/bootstrap/prepare.js';
+import { pino } from 'pino';
 import { instant } from '../../support/builders.js';
 import { mongoTestServer, MONGO_SERVER_NAMES, mongoServerKind, startCongoDb } from '../../support/mongo-server.js';
 
@@ -56,6 +58,20 @@ describe(`state every instance shares (${MONGO_SERVER_NAMES[mongoServerKind()]})
     expect(await first.renew(instant(112))).toBe(false);
     await second.release();
     expect(await first.acquire(instant(113))).toBe(true);
+  });
+
+  it('runs housekeeping on one instance at a time: skipped while another holds the lease, released at the end', async () => {
+    const quiet = pino({ level: 'silent' });
+    const ran: string[] = [];
+    let finish = (): void => undefined;
+    const running = underLease(a.housekeepingLease, () => new Promise<void>((resolve) => { ran.push('a'); finish = resolve; }), quiet);
+    await expect.poll(() => ran).toEqual(['a']);
+    expect(await underLease(b.housekeepingLease, async () => void ran.push('b'), quiet)).toBe(false);
+    finish();
+    expect(await running).toBe(true);
+    expect(await underLease(b.housekeepingLease, async () => void ran.push('b'), quiet)).toBe(true);
+    expect(ran).toEqual(['a', 'b']);
+    expect(await a.database.db.collection('leases').countDocuments({ _id: 'housekeeping' as never })).toBe(0);
   });
 
   it('creates the GridFS, TTL and lease indexes and a schema-version record at start', async () => {
