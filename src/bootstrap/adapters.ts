@@ -20,7 +20,7 @@ import { SafeMetadataReader } from '../adapters/metadata/safe-metadata-reader.js
 import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
 import type { Clock } from '../application/ports.js';
 import type { Config } from './config.js';
-import type { HousekeepingLease } from './prepare.js';
+import type { HousekeepingLease } from './housekeeping-lease.js';
 import { PORTS, type Ports } from './tokens.js';
 
 /** The adapters' resources, to release on shutdown. */

@@ -6,7 +6,8 @@ import { createHttpServer } from '../adapters/http/http-server.js';
 import type { Config } from './config.js';
 import { buildContainer, type StacksContainer } from './container.js';
 import { httpDepsFrom } from './http.js';
-import { housekeeping, prepare, underLease } from './prepare.js';
+import { underLease } from './housekeeping-lease.js';
+import { housekeeping, prepare } from './prepare.js';
 
 /** How start-up housekeeping ended: run here, left to the instance holding the lease, or failed (logged). */
 export type HousekeepingOutcome = 'done' | 'held-elsewhere' | 'failed';

@@ -4,7 +4,7 @@ import request from 'supertest';
 import { createMongoStore, type MongoStore } from '../../../src/adapters/mongo/mongo-store.js';
 import { MongoLease } from '../../../src/adapters/mongo/mongo-lease.js';
 import { rateLimits } from '../../../src/adapters/http/rate-limit.js';
-import { underLease } from '../../../src/bootstrap/prepare.js';
+import { underLease } from '../../../src/bootstrap/housekeeping-lease.js';
 import { pino } from 'pino';
 import { instant } from '../../support/builders.js';
 import { mongoTestServer, MONGO_SERVER_NAMES, mongoServerKind, startCongoDb } from '../../support/mongo-server.js';
