@@ -1,8 +1,9 @@
 // Runs CongoDB (from @push.rocks/smartmongo 2.2.0) as a separate process on a free loopback port and
 // prints {"port": N} once it listens. CongoDB keeps every `_id` as an ObjectId; Stacks stores its own
 // string ids as `_id`, so this process (and only this one) teaches its in-memory storage to keep a
-// string `_id` as given (a second insert of one fails as the server does: code 11000 with keyPattern {_id: 1}). It also answers its handshake as the primary of a one-member replica set
-// (`rs0`), as Stacks refuses a standalone; with STANDALONE=1 it answers as a standalone, to test that
+// string `_id` as given (a second insert of one fails as the server does: code 11000, keyPattern
+// {_id: 1}). It also answers its handshake as the primary of a one-member replica set (`rs0`), as
+// Stacks refuses a standalone; with STANDALONE=1 it answers as a standalone, to test that
 // refusal. Nothing else about the server is changed: it still neither isolates nor rolls back a transaction.
 import { CongoDuplicateKeyError, CongoServer, MemoryStorageAdapter } from '@push.rocks/smartmongo/dist_ts/congodb/index.js';
 import { HelloHandler } from '@push.rocks/smartmongo/dist_ts/congodb/server/handlers/HelloHandler.js';
