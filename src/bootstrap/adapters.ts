@@ -7,6 +7,7 @@ import type { DependencyContainer } from 'tsyringe';
 import { FsBlobStore } from '../adapters/files/fs-blob-store.js';
 import { FsUploadStaging } from '../adapters/files/fs-upload-staging.js';
 import { OidcStateCookie } from '../adapters/http/oidc-state-cookie.js';
+import type { RateCounter } from '../adapters/http/rate-limit.js';
 import { BcryptPasswordHasher } from '../adapters/identity/bcrypt-password-hasher.js';
 import { CryptoSecretGenerator } from '../adapters/identity/crypto-secret-generator.js';
 import { loadOrCreateJwtSecret } from '../adapters/identity/jwt-secret.js';
@@ -19,12 +20,17 @@ import { SafeMetadataReader } from '../adapters/metadata/safe-metadata-reader.js
 import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
 import type { Clock } from '../application/ports.js';
 import type { Config } from './config.js';
+import type { HousekeepingLease } from './housekeeping-lease.js';
 import { PORTS, type Ports } from './tokens.js';
 
 /** The adapters' resources, to release on shutdown. */
 export interface OpenedAdapters {
   /** The directory holding `books/` and `tmp/`: DATA_DIR, or a fresh temp directory for `memory:`. */
   readonly storageRoot: string;
+  /** Budgets shared by every instance (MongoDB); null: each process counts its own. */
+  readonly rateCounter: RateCounter | null;
+  /** Keeps start-up housekeeping to one instance at a time (MongoDB); null: the one process runs it. */
+  readonly housekeepingLease: HousekeepingLease | null;
   /** Closes the store alone, the service still up: a store outage, for tests. */
   closeStore(): Promise<void>;
   dispose(): Promise<void>;
@@ -68,6 +74,8 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
 
   return {
     storageRoot,
+    rateCounter: 'rateCounter' in store ? store.rateCounter : null,
+    housekeepingLease: 'housekeepingLease' in store ? store.housekeepingLease : null,
     closeStore: () => store.close(),
     dispose: async () => {
       await reader.close();

@@ -100,6 +100,9 @@ const envSchema = z
     if (admin.some(Boolean) && !admin.every(Boolean)) {
       ctx.addIssue({ code: 'custom', path: ['ADMIN_PASSWORD'], message: 'ADMIN_USERNAME and ADMIN_PASSWORD must be set together' });
     }
+    if (env.DATABASE_URL?.startsWith('mongodb') && !env.JWT_SECRET) {
+      ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required with a mongodb:// DATABASE_URL: every instance must sign and check tokens with the same secret' });
+    }
     if (env.OIDC_ISSUER && !env.OIDC_CLIENT_ID) {
       ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_ID'], message: 'is required when OIDC_ISSUER is set' });
     }

@@ -7,23 +7,29 @@ import { join } from 'node:path';
 import request from 'supertest';
 import { buildPdf } from '../support/fixtures/index.js';
 import type { MongoTestServer } from '../support/mongo-server.js';
-import { MONGO_SERVER_NAMES, mongoServerKind, mongoTestServer, stopMongoTestServer } from '../support/mongo-server.js';
+import { MONGO_SERVER_NAMES, mongoLimits, mongoServerKind, mongoTestServer, stopMongoTestServer } from '../support/mongo-server.js';
 
 const JWT_SECRET = 'two-instances-share-this-secret-of-48-bytes-long!';
 const PASSWORD = 'correct horse battery';
+const ADMIN = { ADMIN_USERNAME: 'root', ADMIN_EMAIL: 'root@example.test', ADMIN_PASSWORD: 'the bootstrap admin password' };
 
 interface Instance {
   readonly url: string;
   readonly process: ChildProcess;
   readonly dataDir: string;
+  /** Milliseconds from spawning the process to its first 200 on /readyz. */
+  readonly readyAfterMs: number;
+  /** Everything the process logged. */
+  log(): string;
 }
 
 /** Starts `src/bootstrap/main.ts` as its own process on a free port and waits until /readyz answers. */
 async function startInstance(databaseUrl: string, name: string): Promise<Instance> {
   const dataDir = mkdtempSync(join(tmpdir(), `stacks-${name}-`));
+  const spawnedAt = Date.now();
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/bootstrap/main.ts'], {
     env: { ...process.env, DATABASE_URL: databaseUrl, JWT_SECRET, PORT: '0', HOST: '127.0.0.1', DATA_DIR: dataDir,
-      BCRYPT_COST: '4', LOG_LEVEL: 'info', NODE_ENV: 'test' },
+      BCRYPT_COST: '4', LOG_LEVEL: 'info', NODE_ENV: 'test', ...ADMIN },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let log = '';
@@ -42,7 +48,7 @@ async function startInstance(databaseUrl: string, name: string): Promise<Instanc
   });
   const url = `http://127.0.0.1:${port}`;
   await request(url).get('/readyz').expect(200);
-  return { url, process: child, dataDir };
+  return { url, process: child, dataDir, readyAfterMs: Date.now() - spawnedAt, log: () => log };
 }
 
 async function stopInstance(instance: Instance | undefined): Promise<void> {
@@ -79,6 +85,26 @@ describe(`two Stacks instances on one MongoDB store (${MONGO_SERVER_NAMES[mongoS
       .send({ username, email: `${username}@example.test`, password: PASSWORD }).expect(201);
     return res.body.access_token as string;
   }
+
+  it('starts both at once on an empty database with ADMIN_*: neither exits, the admin signs in on both', async () => {
+    for (const instance of [a, b] as Instance[]) {
+      expect(instance.process.exitCode).toBeNull();
+      const login = await request(instance.url).post('/api/auth/login').send({ username: 'root', password: ADMIN.ADMIN_PASSWORD }).expect(200);
+      expect(login.body.user.roles).toEqual(['admin']);
+    }
+    const logs = `${(a as Instance).log()}\n${(b as Instance).log()}`;
+    expect(logs).toMatch(/bootstrap admin created"/);
+    expect(logs).not.toMatch(/start-up failed/);
+  });
+
+  it.skipIf(mongoLimits().uniqueIndexes !== undefined)(
+    `keeps one bootstrap admin account after both started together${mongoLimits().uniqueIndexes ? ` (skipped: the stand-in ${mongoLimits().uniqueIndexes})` : ''}`,
+    async () => {
+      const login = await request(A()).post('/api/auth/login').send({ username: 'root', password: ADMIN.ADMIN_PASSWORD }).expect(200);
+      const users = await request(B()).get('/api/users').set('Authorization', `Bearer ${login.body.access_token as string}`).expect(200);
+      expect(users.body.items.filter((u: { username: string }) => u.username === 'root')).toHaveLength(1);
+    },
+  );
 
   it('serves through one instance a book uploaded through the other, same bytes, ranges too', async () => {
     const token = await register(A(), 'uploader');

@@ -1,19 +1,32 @@
 // Runs CongoDB (from @push.rocks/smartmongo 2.2.0) as a separate process on a free loopback port and
 // prints {"port": N} once it listens. CongoDB keeps every `_id` as an ObjectId; Stacks stores its own
 // string ids as `_id`, so this process (and only this one) teaches its in-memory storage to keep a
-// string `_id` as given. Nothing else about the server is changed.
-import { CongoServer, MemoryStorageAdapter } from '@push.rocks/smartmongo/dist_ts/congodb/index.js';
+// string `_id` as given (a second insert of one fails as the server does: code 11000, keyPattern
+// {_id: 1}). It also answers its handshake as the primary of a one-member replica set (`rs0`), as
+// Stacks refuses a standalone; with STANDALONE=1 it answers as a standalone, to test that
+// refusal. Nothing else about the server is changed: it still neither isolates nor rolls back a transaction.
+import { CongoDuplicateKeyError, CongoServer, MemoryStorageAdapter } from '@push.rocks/smartmongo/dist_ts/congodb/index.js';
+import { HelloHandler } from '@push.rocks/smartmongo/dist_ts/congodb/server/handlers/HelloHandler.js';
 
 Object.defineProperty(String.prototype, 'toHexString', { value: function toHexString() { return String(this); } });
 const insertOne = MemoryStorageAdapter.prototype.insertOne;
 MemoryStorageAdapter.prototype.insertOne = async function insertStringId(db, collection, doc) {
   if (typeof doc._id !== 'string') return insertOne.call(this, db, collection, doc);
   const documents = this.ensureCollection(db, collection);
-  if (documents.has(doc._id)) throw new Error(`Duplicate key error: _id ${doc._id}`);
+  if (documents.has(doc._id)) throw new CongoDuplicateKeyError(`E11000 duplicate key error: _id ${doc._id}`, { _id: 1 }, { _id: doc._id });
   const stored = { ...doc };
   documents.set(doc._id, stored);
   return stored;
 };
+
+if (process.env.STANDALONE !== '1') {
+  const hello = HelloHandler.prototype.handle;
+  HelloHandler.prototype.handle = async function helloAsReplicaSetPrimary(context) {
+    const reply = await hello.call(this, context);
+    const me = `127.0.0.1:${context.server['server'].address().port}`;
+    return { ...reply, setName: 'rs0', setVersion: 1, hosts: [me], primary: me, me, secondary: false, isWritablePrimary: true };
+  };
+}
 
 const server = new CongoServer({ host: '127.0.0.1', port: Number(process.env.CONGODB_PORT ?? 0) });
 await server.start();

@@ -56,9 +56,14 @@ function withDatabase(url: string, db: string): string {
   return parsed.toString();
 }
 
-async function startCongoDb(): Promise<MongoTestServer> {
+/**
+ * Starts a CongoDB stand-in process: the primary of a one-member replica set, or with `standalone` a
+ * standalone server (which Stacks refuses at start).
+ */
+export async function startCongoDb(options: { standalone?: boolean } = {}): Promise<MongoTestServer> {
   const script = fileURLToPath(new URL('./congodb-stand-in.mjs', import.meta.url));
-  const child: ChildProcess = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'inherit'] });
+  const env = { ...process.env, STANDALONE: options.standalone ? '1' : '0' };
+  const child: ChildProcess = spawn(process.execPath, [script], { stdio: ['pipe', 'pipe', 'inherit'], env });
   const port = await new Promise<number>((resolve, reject) => {
     child.once('error', reject);
     child.once('exit', (code) => reject(new Error(`CongoDB stand-in exited with ${code}`)));

@@ -9,6 +9,14 @@ export interface RateLimitSettings {
   readonly perMinute: number;
   /** Registration attempts per address per hour. */
   readonly registrationsPerHour: number;
+  /** Counters every instance shares (MongoDB); without one each process counts alone. */
+  readonly shared?: RateCounter | undefined;
+}
+
+/** Fixed-window hit counters kept in the store, so N instances do not allow N times a budget. */
+export interface RateCounter {
+  /** Counts one hit of key in the fixed window of windowMs holding now; the hits so far in that window and when it ends. */
+  hit(key: string, windowMs: number, now: Date): Promise<{ count: number; resetAt: Date }>;
 }
 
 /** Fixed-window hit counters per key, kept in this process's memory. */
@@ -37,20 +45,48 @@ export class FixedWindowLimiter {
 
 const HEALTH = new Set(['/healthz', '/readyz']);
 
+/** One budget: the seconds a key must wait after this hit (0: within budget). */
+type Budget = (key: string) => Promise<number>;
+
+/**
+ * A budget over the shared counters; when the store does not answer, this process's own counter
+ * decides instead (a budget per instance for that while, never a request refused for the outage).
+ */
+function budget(limit: number, windowMs: number, shared: RateCounter | undefined, clock: () => Date): Budget {
+  const local = new FixedWindowLimiter(limit, windowMs, () => clock().getTime());
+  if (!shared) return async (key) => local.hit(key);
+  return async (key) => {
+    const now = clock();
+    try {
+      const { count, resetAt } = await shared.hit(key, windowMs, now);
+      return count > limit ? Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000)) : 0;
+    } catch {
+      return local.hit(key);
+    }
+  };
+}
+
 /**
  * Per-address budgets (RES-02, AUTH-08): every request counts against the minute budget, and
  * registration attempts also against the hourly one. Over budget is 429 with Retry-After;
  * `refuse` adds the response headers and hands the error on.
  */
-export function rateLimits(settings: RateLimitSettings, refuse: (error: RateLimitedError) => RequestHandler): RequestHandler {
-  const perMinute = settings.perMinute > 0 ? new FixedWindowLimiter(settings.perMinute, 60_000) : null;
-  const registrations = settings.registrationsPerHour > 0 ? new FixedWindowLimiter(settings.registrationsPerHour, 3_600_000) : null;
+export function rateLimits(
+  settings: RateLimitSettings,
+  refuse: (error: RateLimitedError) => RequestHandler,
+  clock: () => Date = () => new Date(),
+): RequestHandler {
+  const perMinute = settings.perMinute > 0 ? budget(settings.perMinute, 60_000, settings.shared, clock) : null;
+  const registrations = settings.registrationsPerHour > 0 ? budget(settings.registrationsPerHour, 3_600_000, settings.shared, clock) : null;
   const isRegistration = (req: Request) => req.method === 'POST' && req.path.replace(/\/+$/, '') === '/api/auth/register';
   return (req, res, next) => {
     if (HEALTH.has(req.path)) return next();
     const key = addressBucket(req.ip);
-    const wait = Math.max(perMinute?.hit(key) ?? 0, registrations && isRegistration(req) ? registrations.hit(key) : 0);
-    if (wait === 0) return next();
-    refuse(rateLimited(wait))(req, res, next);
+    const waits = [perMinute?.(`minute:${key}`) ?? 0, registrations && isRegistration(req) ? registrations(`register:${key}`) : 0];
+    Promise.all(waits).then((seconds) => {
+      const wait = Math.max(...seconds);
+      if (wait === 0) return next();
+      refuse(rateLimited(wait))(req, res, next);
+    }, next);
   };
 }

@@ -7,6 +7,8 @@ import type { Db, GridFSFile } from 'mongodb';
 import type { BlobStore, ByteRange, StagedFile } from '../../application/ports.js';
 
 const KEY_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
+/** Documents per batch of a housekeeping cursor or range. */
+const SWEEP_BATCH = 1000;
 
 function assertKey(key: string): void {
   if (typeof key !== 'string' || !KEY_PATTERN.test(key) || key.startsWith('.')) {
@@ -61,32 +63,65 @@ export class GridFsBlobStore implements BlobStore {
     for (const file of await this.bucket.find({ filename: key }).toArray()) await this.deleteFile(file._id);
   }
 
-  /** Keys whose every file was uploaded before olderThan: a key with a newer upload is still being written. */
+  /**
+   * Keys whose every file was uploaded before olderThan: a key with a newer upload is still being written.
+   * One cursor over `fs.files` in (filename, uploadDate) order, the index `filename_1_uploadDate_1`,
+   * fetched a batch at a time: never a reply or a set that grows with the library.
+   */
   async *keys(olderThan: Date): AsyncIterable<string> {
     const files = this.db.collection<GridFSFile>(this.files);
-    const recent = new Set(await files.distinct('filename', { uploadDate: { $gte: olderThan } }));
-    const names = await files.distinct('filename', { uploadDate: { $lt: olderThan } });
-    for (const name of names) if (typeof name === 'string' && KEY_PATTERN.test(name) && !recent.has(name)) yield name;
+    const cursor = files
+      .find({}, { projection: { _id: 0, filename: 1, uploadDate: 1 }, batchSize: SWEEP_BATCH })
+      .sort({ filename: 1, uploadDate: 1 });
+    let name: string | null = null;
+    let newest = 0;
+    const ready = () => name !== null && KEY_PATTERN.test(name) && newest < olderThan.getTime();
+    for await (const file of cursor) {
+      if (file.filename !== name) {
+        if (ready()) yield name as string;
+        name = typeof file.filename === 'string' ? file.filename : null;
+        newest = 0;
+      }
+      newest = Math.max(newest, file.uploadDate.getTime());
+    }
+    if (ready()) yield name as string;
   }
 
   /**
    * Removes chunks whose file document is missing (an upload cut short by a crash). Chunks younger
    * than graceMs are left alone: they may belong to an upload another instance is still writing.
+   * Walks `fs.chunks` by ranges of its (files_id, n) index, SWEEP_BATCH chunks a time, and looks each
+   * range's file ids up in one bounded `$in`: no command or set grows with the library.
    */
   async removeOrphanChunks(graceMs = 60 * 60 * 1000, now: Date = new Date()): Promise<number> {
-    const chunks = this.db.collection(this.files.replace(/\.files$/, '.chunks'));
-    const groups = await chunks.aggregate<{ _id: unknown }>([{ $group: { _id: '$files_id' } }]).toArray();
-    const fileIds = groups.map((g) => g._id);
-    const known = new Set((await this.bucket.find({ _id: { $in: fileIds as ObjectId[] } }, { projection: { _id: 1 } }).toArray()).map((f) => String(f._id)));
+    const chunks = this.db.collection<{ files_id: ObjectId; n: number }>(this.files.replace(/\.files$/, '.chunks'));
     const cutoff = now.getTime() - graceMs;
-    const orphans = fileIds.filter((id) => !known.has(String(id)) && (!(id instanceof ObjectId) || id.getTimestamp().getTime() <= cutoff));
-    if (orphans.length === 0) return 0;
-    return (await chunks.deleteMany({ files_id: { $in: orphans } })).deletedCount;
+    let after: ObjectId | null = null;
+    let removed = 0;
+    for (;;) {
+      const range = await chunks
+        .find(after === null ? {} : { files_id: { $gt: after } }, { projection: { _id: 0, files_id: 1 } })
+        .sort({ files_id: 1, n: 1 })
+        .limit(SWEEP_BATCH)
+        .toArray();
+      if (range.length === 0) return removed;
+      const ids = [...new Map(range.map((c) => [String(c.files_id), c.files_id])).values()];
+      after = ids[ids.length - 1] as ObjectId;
+      const known = new Set((await this.bucket.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((f) => String(f._id)));
+      const orphans = ids.filter((id) => !known.has(String(id)) && (!(id instanceof ObjectId) || id.getTimestamp().getTime() <= cutoff));
+      if (orphans.length > 0) removed += (await chunks.deleteMany({ files_id: { $in: orphans } })).deletedCount;
+    }
   }
 
+  /** Streams into GridFS; a failed upload is aborted, which removes the chunks it wrote. */
   private async upload(key: string, source: Readable): Promise<void> {
     const upload = this.bucket.openUploadStream(key);
-    await pipeline(source, upload);
+    try {
+      await pipeline(source, upload);
+    } catch (error) {
+      await upload.abort().catch(() => undefined);
+      throw error;
+    }
     const older = await this.bucket.find({ filename: key, _id: { $ne: upload.id } }, { projection: { _id: 1 } }).toArray();
     for (const file of older) await this.deleteFile(file._id);
   }

@@ -1,8 +1,9 @@
 import { MongoClient, MongoServerError } from 'mongodb';
-import type { Db, IndexDescription } from 'mongodb';
+import type { Db, Document, IndexDescription } from 'mongodb';
 import { ConflictError } from '../../domain/errors.js';
 import { LIBRARY_INDEXES } from './mongo-library-indexes.js';
 import { PROGRESS_INDEXES } from './mongo-progress-indexes.js';
+import { HOUSEKEEPING_INDEXES, SCHEMA_VERSION } from './mongo-housekeeping-indexes.js';
 
 /** The collections of one Stacks database and their indexes (created at start, idempotently). */
 export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
@@ -14,7 +15,7 @@ export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
     { key: { createdAt: 1, _id: 1 }, name: 'users_created' },
   ],
   revocations: [{ key: { expiresAt: 1 }, name: 'revocations_ttl', expireAfterSeconds: 0 }],
-  throttles: [],
+  throttles: [{ key: { expiresAt: 1 }, name: 'throttles_ttl', expireAfterSeconds: 0 }],
   api_keys: [
     { key: { lookup: 1 }, name: 'api_keys_lookup', unique: true },
     { key: { ownerId: 1, createdAt: -1, _id: 1 }, name: 'api_keys_owner' },
@@ -24,9 +25,30 @@ export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   progress: PROGRESS_INDEXES,
 };
 
+/** How long a majority write may wait for its acknowledgement before failing (instead of hanging). */
+export const MAJORITY_WRITE_TIMEOUT_MS = 10_000;
+/** How long one operation may wait on its socket before the driver gives up on it. */
+export const SOCKET_TIMEOUT_MS = 30_000;
+
+/** The store is unusable as configured (a standalone server, a newer schema); start-up stops with this message. */
+export class MongoDeploymentError extends Error {}
+
 /**
- * One MongoClient with majority write and read concerns and retryable writes; every document
- * keeps the domain id (a string) as `_id`.
+ * Refuses a standalone server (its `hello` has no `setName`): majority concerns, retryable writes and
+ * transactions need a replica set. A mongos (`msg: 'isdbgrid'`) fronts replica-set shards and passes.
+ */
+export function assertReplicaSet(hello: Document): void {
+  if ((typeof hello.setName === 'string' && hello.setName !== '') || hello.msg === 'isdbgrid') return;
+  throw new MongoDeploymentError(
+    'DATABASE_URL points at a standalone MongoDB server: MongoDB must be a replica set (a one-member set is fine: ' +
+      'start mongod with --replSet rs0, run rs.initiate() once, and add ?replicaSet=rs0 to DATABASE_URL)',
+  );
+}
+
+/**
+ * One MongoClient with majority write (bounded by wtimeout) and read concerns and retryable writes;
+ * every document keeps the domain id (a string) as `_id`. The driver in use ignores `timeoutMS`, so
+ * each operation is bounded by `socketTimeoutMS`, the write concern's `wtimeoutMS` and `maxTimeMS`.
  */
 export class MongoDatabase {
   private constructor(
@@ -34,26 +56,39 @@ export class MongoDatabase {
     readonly db: Db,
   ) {}
 
-  /** Connects and checks the server answers; the database name comes from the URL path. */
+  /** Connects and refuses anything but a replica set; the database name comes from the URL path. */
   static async connect(url: string, options: { serverSelectionTimeoutMS?: number } = {}): Promise<MongoDatabase> {
     const client = new MongoClient(url, {
-      writeConcern: { w: 'majority' },
+      writeConcern: { w: 'majority', wtimeoutMS: MAJORITY_WRITE_TIMEOUT_MS },
       readConcern: { level: 'majority' },
       retryWrites: true,
       retryReads: true,
       serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
+      socketTimeoutMS: SOCKET_TIMEOUT_MS,
       appName: 'stacks',
     });
     await client.connect();
-    const database = new MongoDatabase(client, client.db());
-    await database.db.command({ ping: 1 });
-    return database;
+    try {
+      assertReplicaSet(await client.db('admin').command({ hello: 1 }));
+    } catch (error) {
+      await client.close();
+      throw error;
+    }
+    return new MongoDatabase(client, client.db());
   }
 
-  /** Creates every collection's indexes; safe to run on every start by every instance. */
+  /** Creates every collection's indexes and records the schema version; safe to run on every start by every instance. */
   async ensureIndexes(): Promise<void> {
-    for (const [name, indexes] of Object.entries(MONGO_INDEXES)) {
+    for (const [name, indexes] of Object.entries({ ...MONGO_INDEXES, ...HOUSEKEEPING_INDEXES })) {
       if (indexes.length > 0) await this.db.collection(name).createIndexes(indexes);
+    }
+    const meta = this.db.collection<{ _id: string; version: number }>('stacks_meta');
+    await meta.updateOne({ _id: 'schema' }, { $max: { version: SCHEMA_VERSION } }, { upsert: true }).catch((error: unknown) => {
+      if (!isDuplicateKey(error)) throw error; // another instance created the record first
+    });
+    const stored = await meta.findOne({ _id: 'schema' });
+    if (stored && stored.version > SCHEMA_VERSION) {
+      throw new MongoDeploymentError(`the database holds schema version ${stored.version}, newer than this Stacks (${SCHEMA_VERSION}): upgrade Stacks`);
     }
   }
 
@@ -62,20 +97,48 @@ export class MongoDatabase {
   }
 }
 
-/** Whether the error is a duplicate key (code 11000) on the named index. */
-export function isDuplicateKey(error: unknown, index?: string): error is MongoServerError {
-  if (!(error instanceof MongoServerError) || error.code !== 11000) return false;
-  return index === undefined || error.message.includes(index);
+/** The declared key of a named index (`_id_` included), from every index Stacks creates. */
+function declaredKey(index: string): Document | undefined {
+  if (index === '_id_') return { _id: 1 };
+  for (const indexes of Object.values({ ...MONGO_INDEXES, ...HOUSEKEEPING_INDEXES })) {
+    const found = indexes.find((i) => i.name === index);
+    if (found) return found.key as Document;
+  }
+  return undefined;
 }
 
-/** Maps a duplicate key to the domain's conflict via the index it names; anything else passes through. */
+/** Same fields in the same order: the `keyPattern` a duplicate-key error reports against an index's key. */
+function sameKeyPattern(reported: unknown, declared: Document): boolean {
+  if (typeof reported !== 'object' || reported === null) return false;
+  return Object.keys(reported).join('\0') === Object.keys(declared).join('\0');
+}
+
+/**
+ * Whether the error is a duplicate key (code 11000), on the named index when one is given: matched
+ * by the `keyPattern` the server reports (never by the message text, whose wording is not a contract).
+ */
+export function isDuplicateKey(error: unknown, index?: string): error is MongoServerError {
+  if (!(error instanceof MongoServerError) || error.code !== 11000) return false;
+  if (index === undefined) return true;
+  const declared = declaredKey(index);
+  return declared !== undefined && sameKeyPattern((error as MongoServerError & { keyPattern?: unknown }).keyPattern, declared);
+}
+
+/** Maps a duplicate key to the domain's conflict via the index whose key it reports; anything else passes through. */
 export function conflictOrSame(error: unknown, byIndex: Readonly<Record<string, () => ConflictError>>): unknown {
   if (!isDuplicateKey(error)) return error;
   for (const [index, conflict] of Object.entries(byIndex)) {
-    if (error.message.includes(index)) return conflict();
+    if (isDuplicateKey(error, index)) return conflict();
   }
   return error;
 }
+
+/**
+ * Read options for the read that follows a duplicate key: the winner's write is on the primary but may
+ * not be majority-committed yet, so a majority read (a snapshot at the majority commit point) can miss it;
+ * a local read on the primary sees every write the primary applied, the winner included.
+ */
+export const READ_AFTER_DUPLICATE_KEY = { readPreference: 'primary', readConcern: { level: 'local' } } as const;
 
 /** Escapes every regular-expression metacharacter so user text matches literally; a NUL (which the server refuses in a pattern) as `\x00`. */
 export function escapeRegex(text: string): string {

@@ -5,7 +5,7 @@ import type { LoginThrottleRepository } from '../../application/ports.js';
 import { throttleBusy } from '../../domain/error-catalogue.js';
 import type { ThrottleCounter, ThrottlePolicy } from '../../domain/login-throttle.js';
 import { reserveAttempt } from '../../domain/login-throttle.js';
-import { isDuplicateKey } from './mongo-database.js';
+import { isDuplicateKey, READ_AFTER_DUPLICATE_KEY } from './mongo-database.js';
 
 interface ThrottleDocument {
   _id: string;
@@ -19,6 +19,8 @@ interface ThrottleDocument {
    * for the one read before (older documents hold a number, compared the same way).
    */
   version: string | number;
+  /** When the server may forget the counter (TTL index `throttles_ttl`): see `throttleExpiresAt`. */
+  expiresAt?: Date;
 }
 
 /** Rounds before a reservation gives up with `throttle_busy` (503). */
@@ -49,10 +51,11 @@ export class MongoLoginThrottleRepository implements LoginThrottleRepository {
     for (let round = 0; round < MAX_ROUNDS; round++) {
       if (round > 0) await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** round));
       if (await this.countWithinWindow(id, now, policy)) return 0;
-      const current = await this.throttles.findOne({ _id: id });
+      // A round lost to an insert must see the winner: a local read on the primary does (a majority snapshot may not yet).
+      const current = await this.throttles.findOne({ _id: id }, READ_AFTER_DUPLICATE_KEY);
       const { waitMs, next } = reserveAttempt(toCounter(current), id, now, policy);
       if (!next) return waitMs;
-      if (await this.write(id, current?.version ?? null, next)) return 0;
+      if (await this.write(id, current?.version ?? null, next, policy)) return 0;
     }
     throw throttleBusy();
   }
@@ -83,8 +86,11 @@ export class MongoLoginThrottleRepository implements LoginThrottleRepository {
   }
 
   /** Writes over the stamp read (null: the document must not exist yet); false when another writer was first. */
-  private async write(id: string, version: ThrottleDocument['version'] | null, next: ThrottleCounter): Promise<boolean> {
-    const fields = { failures: next.failures, windowStartedAt: next.windowStartedAt, blockedUntil: next.blockedUntil, blocks: next.blocks };
+  private async write(id: string, version: ThrottleDocument['version'] | null, next: ThrottleCounter, policy: ThrottlePolicy): Promise<boolean> {
+    const fields = {
+      failures: next.failures, windowStartedAt: next.windowStartedAt, blockedUntil: next.blockedUntil, blocks: next.blocks,
+      expiresAt: throttleExpiresAt(next, policy),
+    };
     if (version === null) {
       try {
         await this.throttles.insertOne({ _id: id, ...fields, version: randomUUID() });
@@ -97,6 +103,15 @@ export class MongoLoginThrottleRepository implements LoginThrottleRepository {
     const written = await this.throttles.updateOne({ _id: id, version }, { $set: { ...fields, version: randomUUID() } });
     return written.matchedCount === 1;
   }
+}
+
+/**
+ * When a counter stops mattering: its window is over and so is the cool-down after its block (a block
+ * escalates only while the previous one ended less than a window ago), whichever comes last.
+ */
+export function throttleExpiresAt(counter: ThrottleCounter, policy: ThrottlePolicy): Date {
+  const lastEvent = Math.max(counter.windowStartedAt.getTime(), counter.blockedUntil?.getTime() ?? 0);
+  return new Date(lastEvent + policy.windowMs);
 }
 
 /** The filter of a key that is not blocked at `now` and whose window has not passed. */

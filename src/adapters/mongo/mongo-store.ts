@@ -1,13 +1,18 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import type { Document } from 'mongodb';
 import type { HealthCheck } from '../../application/ports.js';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoApiKeyRepository } from './mongo-api-key-repository.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
 import { MongoDatabase } from './mongo-database.js';
+import { MongoLease } from './mongo-lease.js';
 import { migrateLibrary } from './mongo-library-migration.js';
 import { MongoLoginThrottleRepository } from './mongo-login-throttle-repository.js';
 import { MongoOneTimeCodeRepository } from './mongo-one-time-code-repository.js';
 import { MongoProgressRepository } from './mongo-progress-repository.js';
+import { MongoRateCounter } from './mongo-rate-counter.js';
 import { MongoShelfRepository } from './mongo-shelf-repository.js';
 import { rekeyShelfNames } from './mongo-shelf-name-keys.js';
 import { MongoTokenRevocationRepository } from './mongo-token-revocation-repository.js';
@@ -26,20 +31,39 @@ export interface MongoStore {
   readonly progress: MongoProgressRepository;
   readonly health: HealthCheck;
   readonly blobs: GridFsBlobStore;
+  /** Shared request and registration budgets. */
+  readonly rateCounter: MongoRateCounter;
+  /** Start-up housekeeping, one instance at a time. */
+  readonly housekeepingLease: MongoLease;
   close(): Promise<void>;
 }
 
-/** Answers when the server answers `ping`. */
+/** How long the housekeeping lease lasts unless renewed (every third of it while the sweep runs). */
+const HOUSEKEEPING_LEASE_MS = 60_000;
+
+/**
+ * Ready when the node this client writes through can take majority writes: `hello` names it the
+ * writable primary of a replica set. A primary that loses its majority steps down, so a ping (which a
+ * secondary or an isolated node still answers) is not enough.
+ */
 export class MongoHealthCheck implements HealthCheck {
   constructor(private readonly database: MongoDatabase) {}
 
   async ping(): Promise<void> {
+    let hello: Document;
     try {
-      await this.database.db.command({ ping: 1 }, { timeoutMS: 2_000 });
+      hello = await this.database.db.command({ hello: 1 }, { readPreference: 'primary', signal: AbortSignal.timeout(2_000) });
     } catch {
       throw storeUnavailable();
     }
+    if (!canTakeMajorityWrites(hello)) throw storeUnavailable();
   }
+}
+
+/** Whether a `hello` reply comes from the writable primary of a replica set (or a mongos, which routes to one). */
+export function canTakeMajorityWrites(hello: Document): boolean {
+  if (hello.msg === 'isdbgrid') return true;
+  return hello.isWritablePrimary === true && typeof hello.setName === 'string';
 }
 
 /** Connects to `url` (`mongodb://` or `mongodb+srv://`, database name in the path), creates the indexes, rekeys shelf names, builds the store. */
@@ -66,6 +90,8 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     progress: new MongoProgressRepository(db),
     health: new MongoHealthCheck(database),
     blobs: new GridFsBlobStore(db),
+    rateCounter: new MongoRateCounter(db),
+    housekeepingLease: new MongoLease(db, 'housekeeping', `${hostname()}:${process.pid}:${randomUUID()}`, HOUSEKEEPING_LEASE_MS),
     close: () => database.close(),
   };
 }

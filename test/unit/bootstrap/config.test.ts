@@ -24,9 +24,19 @@ describe('loadConfig', () => {
   });
 
   it('selects the store from DATABASE_URL', () => {
+    const JWT_SECRET = 'a shared secret of at least thirty-two bytes';
     expect(loadConfig({ DATABASE_URL: 'memory:' }).store.kind).toBe('memory');
-    expect(loadConfig({ DATABASE_URL: 'mongodb://db:27017/stacks' }).store).toMatchObject({ kind: 'mongo', url: 'mongodb://db:27017/stacks' });
-    expect(loadConfig({ DATABASE_URL: 'mongodb+srv://cluster.example/stacks' }).store.kind).toBe('mongo');
+    expect(loadConfig({ DATABASE_URL: 'mongodb://db:27017/stacks', JWT_SECRET }).store).toMatchObject({ kind: 'mongo', url: 'mongodb://db:27017/stacks' });
+    expect(loadConfig({ DATABASE_URL: 'mongodb+srv://cluster.example/stacks', JWT_SECRET }).store.kind).toBe('mongo');
+  });
+
+  it('refuses MongoDB without JWT_SECRET, naming it: instances that each make up a secret refuse each other\'s tokens', () => {
+    for (const DATABASE_URL of ['mongodb://db:27017/stacks', 'mongodb+srv://cluster.example/stacks']) {
+      expect(() => loadConfig({ DATABASE_URL })).toThrow(ConfigError);
+      expect(() => loadConfig({ DATABASE_URL })).toThrow(/JWT_SECRET: is required with a mongodb:\/\/ DATABASE_URL/);
+    }
+    expect(loadConfig({ DATABASE_URL: 'memory:' }).jwtSecret).toBeUndefined();
+    expect(loadConfig({}).jwtSecret).toBeUndefined();
   });
 
   it.each([

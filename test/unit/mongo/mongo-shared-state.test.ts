@@ -1,0 +1,94 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import express from 'express';
+import request from 'supertest';
+import { createMongoStore, type MongoStore } from '../../../src/adapters/mongo/mongo-store.js';
+import { MongoLease } from '../../../src/adapters/mongo/mongo-lease.js';
+import { rateLimits } from '../../../src/adapters/http/rate-limit.js';
+import { underLease } from '../../../src/bootstrap/housekeeping-lease.js';
+import { pino } from 'pino';
+import { instant } from '../../support/builders.js';
+import { mongoTestServer, MONGO_SERVER_NAMES, mongoServerKind, startCongoDb } from '../../support/mongo-server.js';
+
+let a: MongoStore;
+let b: MongoStore;
+
+beforeAll(async () => {
+  const server = await mongoTestServer();
+  const url = server.database(`stacks_shared_state_${process.pid}`);
+  [a, b] = [await createMongoStore(url), await createMongoStore(url)];
+}, 60_000);
+afterAll(async () => {
+  await a?.database.db.dropDatabase().catch(() => undefined);
+  await Promise.all([a?.close(), b?.close()]);
+});
+
+/** One Stacks instance's request budget: 3 a minute, counted through its own client on the shared store. */
+function instance(store: MongoStore, now: () => Date) {
+  const app = express();
+  app.set('trust proxy', false);
+  app.use(rateLimits({ perMinute: 3, registrationsPerHour: 0, shared: store.rateCounter }, (error) => (_req, res) => {
+    res.status(429).set('Retry-After', String(error.retryAfterSeconds)).end();
+  }, now));
+  app.get('/api/x', (_req, res) => res.end('ok'));
+  return app;
+}
+
+describe(`state every instance shares (${MONGO_SERVER_NAMES[mongoServerKind()]})`, () => {
+  it('holds a request budget across two instances: 3 a minute in all, not 3 on each; a new minute starts afresh', async () => {
+    let now = instant(60_005);
+    const [onA, onB] = [instance(a, () => now), instance(b, () => now)];
+    const statuses: number[] = [];
+    for (const app of [onA, onB, onA, onB, onA]) statuses.push((await request(app).get('/api/x')).status);
+    expect(statuses).toEqual([200, 200, 200, 429, 429]);
+    expect(Number((await request(onB).get('/api/x')).headers['retry-after'])).toBe(55);
+    now = instant(60_060);
+    expect((await request(onB).get('/api/x')).status).toBe(200);
+    const counters = await a.database.db.collection('rate_counters').find({}).toArray();
+    expect(counters.map((c) => c.expiresAt as Date).sort((x, y) => x.getTime() - y.getTime())).toEqual([instant(60_060), instant(60_120)]);
+  });
+
+  it('lets one instance at a time hold the housekeeping lease; an expired lease passes on, its old holder cannot renew it', async () => {
+    const first = new MongoLease(a.database.db, 'sweep-test', 'instance-a', 60_000);
+    const second = new MongoLease(b.database.db, 'sweep-test', 'instance-b', 60_000);
+    expect(await first.acquire(instant(0))).toBe(true);
+    expect(await second.acquire(instant(30))).toBe(false);
+    expect(await first.renew(instant(50))).toBe(true);
+    expect(await second.acquire(instant(100))).toBe(false);
+    expect(await second.acquire(instant(111))).toBe(true);
+    expect(await first.renew(instant(112))).toBe(false);
+    await second.release();
+    expect(await first.acquire(instant(113))).toBe(true);
+  });
+
+  it('runs housekeeping on one instance at a time: skipped while another holds the lease, released at the end', async () => {
+    const quiet = pino({ level: 'silent' });
+    const ran: string[] = [];
+    let finish = (): void => undefined;
+    const running = underLease(a.housekeepingLease, () => new Promise<void>((resolve) => { ran.push('a'); finish = resolve; }), quiet);
+    await expect.poll(() => ran).toEqual(['a']);
+    expect(await underLease(b.housekeepingLease, async () => void ran.push('b'), quiet)).toBe(false);
+    finish();
+    expect(await running).toBe(true);
+    expect(await underLease(b.housekeepingLease, async () => void ran.push('b'), quiet)).toBe(true);
+    expect(ran).toEqual(['a', 'b']);
+    expect(await a.database.db.collection('leases').countDocuments({ _id: 'housekeeping' as never })).toBe(0);
+  });
+
+  it('creates the GridFS, TTL and lease indexes and a schema-version record at start', async () => {
+    const names = async (collection: string) => (await a.database.db.collection(collection).listIndexes().toArray()).map((i) => i.name as string);
+    expect(await names('fs.files')).toContain('filename_1_uploadDate_1');
+    expect(await names('fs.chunks')).toContain('files_id_1_n_1');
+    expect(await names('throttles')).toContain('throttles_ttl');
+    expect(await names('rate_counters')).toContain('rate_counters_ttl');
+    expect(await a.database.db.collection('stacks_meta').findOne({ _id: 'schema' as never })).toMatchObject({ version: 2 });
+  });
+
+  it.runIf(mongoServerKind() === 'congodb')('refuses at start a standalone server, saying MongoDB must be a replica set', async () => {
+    const standalone = await startCongoDb({ standalone: true });
+    try {
+      await expect(createMongoStore(standalone.database('stacks_standalone'))).rejects.toThrow(/MongoDB must be a replica set/);
+    } finally {
+      await standalone.stop();
+    }
+  }, 30_000);
+});
