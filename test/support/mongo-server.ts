@@ -21,7 +21,7 @@ export const STAND_IN_LIMITS: Readonly<Record<StandInLimit, string>> = {
   uniqueIndexes: 'does not enforce unique indexes',
   binaryStringOrder: 'sorts strings by locale, not by code point',
   largeGridFsReads: 'fails GridFS reads over about 15 MB',
-  transactions: 'has no multi-document transactions',
+  transactions: 'accepts transactions but neither isolates nor rolls them back',
 };
 
 /** A container runtime Testcontainers could use (a quick, synchronous probe). */
