@@ -2,9 +2,9 @@ import { instanceCachingFactory, type DependencyContainer, type InjectionToken }
 import {
   AddBookToShelf, Authenticate, AuthenticateApiKey, BootstrapAdmin, ChangePassword, CompleteOidcLogin, CreateApiKey,
   CreateShelf, CreateUser, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, FindUserByUsername,
-  GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, RevokeApiKey,
-  ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY,
-  OidcAccounts, OidcAttemptLimiter, ReconcileBookStorage, RegisterUser, RemoveBookFromShelf, ResetPassword, StartOidcLink, StartOidcLogin,
+  GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles, ListShelfBooks,
+  ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY, OidcAccounts, OidcAttemptLimiter,
+  ReconcileBookStorage, RegisterUser, RemoveBookFromShelf, ResetPassword, RevokeApiKey, StartOidcLink, StartOidcLogin,
   UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { Config } from './config.js';
