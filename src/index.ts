@@ -9,6 +9,7 @@ export * from './domain/book-metadata.js';
 export * from './domain/book-search-grams.js';
 export * from './domain/book.js';
 export * from './domain/client-address.js';
+export * from './domain/koreader-digest.js';
 export * from './domain/error-catalogue.js';
 export * from './domain/errors.js';
 export * from './domain/login-throttle.js';

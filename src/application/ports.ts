@@ -1,6 +1,7 @@
 import type { ApiKey } from '../domain/api-key.js';
 import type { Book, BookFormat, BookMetadata, BookQuery } from '../domain/book.js';
 import type { MetadataPatch } from '../domain/book-metadata.js';
+import type { KoreaderDigests } from '../domain/koreader-digest.js';
 import type { ThrottleCounter, ThrottlePolicy } from '../domain/login-throttle.js';
 import type { PageRequest } from '../domain/page.js';
 import type { StoredProgress } from '../domain/reading-progress.js';
@@ -99,6 +100,21 @@ export interface BookRepository {
   /** The given ids that name stored books; reads no book rows, so it stays cheap for 10,000 ids. */
   existingIds(ids: readonly string[]): Promise<ReadonlySet<string>>;
   search(query: BookQuery): Promise<Slice<Book>>;
+}
+
+/** KOReader's digests of each stored book, so a kosync `document` finds its book. */
+export interface BookDigestRepository {
+  /** Records (or replaces) the book's digests. */
+  put(bookId: string, digests: KoreaderDigests): Promise<void>;
+  /**
+   * The id of the book whose partial MD5, else whose file-name MD5, is this digest (lowercase hex);
+   * null when none, or when a file-name digest is shared by several books. Indexed lookups only.
+   */
+  findBookId(digest: string): Promise<string | null>;
+  /** Up to `limit` ids of stored books without digests, in id order after `afterId`: the backfill's cursor. */
+  booksWithoutDigests(afterId: string | null, limit: number): Promise<string[]>;
+  /** Forgets a deleted book's digests. */
+  deleteForBook(bookId: string): Promise<void>;
 }
 
 /** Each user's reading state per book, keyed by (user, book). */

@@ -58,6 +58,7 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('BookRepository', store.books);
   register('ShelfRepository', store.shelves);
   register('ProgressRepository', store.progress);
+  register('BookDigestRepository', store.digests);
   register('OneTimeCodeRepository', store.oneTimeCodes);
   register('ApiKeyRepository', store.apiKeys);
   register('HealthCheck', store.health);

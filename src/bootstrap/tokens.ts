@@ -19,6 +19,7 @@ export const PORTS = Object.freeze({
   BookRepository: token<P.BookRepository>('BookRepository'),
   ShelfRepository: token<P.ShelfRepository>('ShelfRepository'),
   ProgressRepository: token<P.ProgressRepository>('ProgressRepository'),
+  BookDigestRepository: token<P.BookDigestRepository>('BookDigestRepository'),
   OneTimeCodeRepository: token<P.OneTimeCodeRepository>('OneTimeCodeRepository'),
   ApiKeyRepository: token<P.ApiKeyRepository>('ApiKeyRepository'),
   HealthCheck: token<P.HealthCheck>('HealthCheck'),

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type {
   ApiKeyRepository,
+  BookDigestRepository,
   BookRepository,
   HealthCheck,
   LoginThrottleRepository,
@@ -29,6 +30,7 @@ export interface ContractStore {
   readonly oneTimeCodes: OneTimeCodeRepository;
   readonly apiKeys: ApiKeyRepository;
   readonly progress: ProgressRepository;
+  readonly digests: BookDigestRepository;
   readonly health: HealthCheck;
   /** Closes the store and removes whatever it left on disk. */
   dispose(): Promise<void>;

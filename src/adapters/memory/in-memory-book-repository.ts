@@ -24,11 +24,12 @@ export class InMemoryBookRepository implements BookRepository {
     return copy(updated);
   }
 
-  /** Also takes the book off every shelf and drops its reading progress, as the database's ON DELETE CASCADE does. */
+  /** Also takes the book off every shelf and drops its reading progress and digests, as the database's ON DELETE CASCADE does. */
   async delete(id: string): Promise<boolean> {
     if (!this.db.books.delete(id)) return false;
     for (const record of this.db.shelves.values()) record.books.delete(id);
     for (const [key, progress] of this.db.progress) if (progress.bookId === id) this.db.progress.delete(key);
+    this.db.digests.delete(id);
     return true;
   }
 

@@ -1,5 +1,6 @@
 import type { ApiKey } from '../../domain/api-key.js';
 import type { Book } from '../../domain/book.js';
+import type { KoreaderDigests } from '../../domain/koreader-digest.js';
 import type { ThrottleCounter } from '../../domain/login-throttle.js';
 import type { StoredProgress } from '../../domain/reading-progress.js';
 import type { Shelf } from '../../domain/shelf.js';
@@ -22,6 +23,8 @@ export class MemoryDatabase {
   readonly apiKeys = new Map<string, ApiKey>();
   /** Keyed by progressKey(userId, bookId). */
   readonly progress = new Map<string, StoredProgress>();
+  /** KOReader digests by book id. */
+  readonly digests = new Map<string, KoreaderDigests>();
   closed = false;
 }
 

@@ -1,6 +1,7 @@
 import type { HealthCheck } from '../../application/ports.js';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { InMemoryApiKeyRepository } from './in-memory-api-key-repository.js';
+import { InMemoryBookDigestRepository } from './in-memory-book-digest-repository.js';
 import { InMemoryBookRepository } from './in-memory-book-repository.js';
 import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repository.js';
 import { InMemoryOneTimeCodeRepository } from './in-memory-one-time-code-repository.js';
@@ -20,6 +21,7 @@ export interface MemoryStore {
   readonly oneTimeCodes: InMemoryOneTimeCodeRepository;
   readonly apiKeys: InMemoryApiKeyRepository;
   readonly progress: InMemoryProgressRepository;
+  readonly digests: InMemoryBookDigestRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -44,6 +46,7 @@ export function createMemoryStore(): MemoryStore {
     oneTimeCodes: new InMemoryOneTimeCodeRepository(db),
     apiKeys: new InMemoryApiKeyRepository(db),
     progress: new InMemoryProgressRepository(db),
+    digests: new InMemoryBookDigestRepository(db),
     health: new InMemoryHealthCheck(db),
     close: async () => {
       db.closed = true;

@@ -2,6 +2,7 @@ import { MongoClient, MongoServerError } from 'mongodb';
 import type { Db, Document, IndexDescription } from 'mongodb';
 import { ConflictError } from '../../domain/errors.js';
 import { LIBRARY_INDEXES } from './mongo-library-indexes.js';
+import { BOOK_DIGEST_INDEXES } from './mongo-book-digest-repository.js';
 import { PROGRESS_INDEXES } from './mongo-progress-indexes.js';
 import { HOUSEKEEPING_INDEXES, SCHEMA_VERSION } from './mongo-housekeeping-indexes.js';
 
@@ -23,6 +24,7 @@ export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   one_time_codes: [{ key: { expiresAt: 1 }, name: 'one_time_codes_ttl', expireAfterSeconds: 0 }],
   ...LIBRARY_INDEXES,
   progress: PROGRESS_INDEXES,
+  book_digests: BOOK_DIGEST_INDEXES,
 };
 
 /** How long a majority write may wait for its acknowledgement before failing (instead of hanging). */

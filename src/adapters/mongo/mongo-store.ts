@@ -11,6 +11,7 @@ import { MongoLease } from './mongo-lease.js';
 import { migrateLibrary } from './mongo-library-migration.js';
 import { MongoLoginThrottleRepository } from './mongo-login-throttle-repository.js';
 import { MongoOneTimeCodeRepository } from './mongo-one-time-code-repository.js';
+import { MongoBookDigestRepository } from './mongo-book-digest-repository.js';
 import { MongoProgressRepository } from './mongo-progress-repository.js';
 import { MongoRateCounter } from './mongo-rate-counter.js';
 import { MongoShelfRepository } from './mongo-shelf-repository.js';
@@ -29,6 +30,7 @@ export interface MongoStore {
   readonly oneTimeCodes: MongoOneTimeCodeRepository;
   readonly apiKeys: MongoApiKeyRepository;
   readonly progress: MongoProgressRepository;
+  readonly digests: MongoBookDigestRepository;
   readonly health: HealthCheck;
   readonly blobs: GridFsBlobStore;
   /** Shared request and registration budgets. */
@@ -88,6 +90,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     oneTimeCodes: new MongoOneTimeCodeRepository(db),
     apiKeys: new MongoApiKeyRepository(db),
     progress: new MongoProgressRepository(db),
+    digests: new MongoBookDigestRepository(db),
     health: new MongoHealthCheck(database),
     blobs: new GridFsBlobStore(db),
     rateCounter: new MongoRateCounter(db),

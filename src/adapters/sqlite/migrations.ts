@@ -191,6 +191,16 @@ CREATE TABLE api_keys (
 CREATE INDEX api_keys_owner ON api_keys (owner_id, created_at DESC, id);
 `;
 
+const BOOK_DIGESTS = `
+CREATE TABLE book_digests (
+  book_id TEXT PRIMARY KEY REFERENCES books (id) ON DELETE CASCADE,
+  partial_md5 TEXT NOT NULL,
+  file_name_md5 TEXT NOT NULL
+);
+CREATE INDEX book_digests_partial ON book_digests (partial_md5);
+CREATE INDEX book_digests_file_name ON book_digests (file_name_md5);
+`;
+
 /** The schema history, oldest first. Append new steps; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
@@ -198,6 +208,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 3, name: 'shelf name keys by NFC and full case folding', sql: '', run: rekeyShelfNames },
   { version: 4, name: 'reading progress', sql: READING_PROGRESS },
   { version: 5, name: 'personal API keys', sql: API_KEYS },
+  { version: 6, name: 'KOReader document digests', sql: BOOK_DIGESTS },
 ];
 
 /** Applies, each in its own transaction and in order, every migration the database has not recorded (a late gap is filled). Returns the versions applied. */

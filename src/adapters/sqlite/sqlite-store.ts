@@ -2,6 +2,7 @@ import type { Database, Statement } from 'better-sqlite3';
 import type { HealthCheck } from '../../application/ports.js';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { SqliteApiKeyRepository } from './sqlite-api-key-repository.js';
+import { SqliteBookDigestRepository } from './sqlite-book-digest-repository.js';
 import { SqliteBookRepository } from './sqlite-book-repository.js';
 import { openSqliteCounterConnection, openSqliteDatabase } from './sqlite-database.js';
 import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
@@ -22,6 +23,7 @@ export interface SqliteStore {
   readonly oneTimeCodes: SqliteOneTimeCodeRepository;
   readonly apiKeys: SqliteApiKeyRepository;
   readonly progress: SqliteProgressRepository;
+  readonly digests: SqliteBookDigestRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -57,6 +59,7 @@ export function createSqliteStore(dataDir: string): SqliteStore {
     oneTimeCodes: new SqliteOneTimeCodeRepository(db),
     apiKeys: new SqliteApiKeyRepository(db),
     progress: new SqliteProgressRepository(db),
+    digests: new SqliteBookDigestRepository(db),
     health: new SqliteHealthCheck(db),
     close: async () => {
       if (counters !== db && counters.open) counters.close();
