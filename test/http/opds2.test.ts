@@ -41,7 +41,7 @@ describe('OPDS 2.0 authentication (Authentication for OPDS 1.0, HTTP Basic)', ()
     const { value: doc, complaints } = readAuthenticationDocument(res.text);
     expect(complaints).toEqual([]);
     expect([doc.Id, doc.Title]).toEqual([`${t.config.publicUrl}/opds/v2/auth`, 'Stacks']);
-    expect(doc.Authentication.map((a) => [a.Type, a.Labels.Login, a.Labels.Password])).toEqual([['http://opds-spec.org/auth/basic', 'Username', 'Password']]);
+    expect(doc.Authentication.map((a) => [a.Type, a.Labels.Login, a.Labels.Password])).toEqual([['http://opds-spec.org/auth/basic', 'Username', 'Password or API key']]);
   });
 
   it('answers 401 with the document, the Basic challenge and a Link header without, with wrong or with bearer credentials', async () => {

@@ -16,7 +16,7 @@ export function authenticationDocument(publicUrl: string): AuthenticationDocumen
     title: 'Stacks',
     description: 'Sign in with your Stacks username (or e-mail address) and password.',
     links: [{ rel: 'start', href: `${publicUrl}${V2}`, type: OPDS2_TYPES.feed }],
-    authentication: [{ type: OPDS2_RELS.basicAuth, labels: { login: 'Username', password: 'Password' } }],
+    authentication: [{ type: OPDS2_RELS.basicAuth, labels: { login: 'Username', password: 'Password or API key' } }],
   };
 }
 
