@@ -24,6 +24,11 @@ export interface ShelfDetailsPatch {
 export interface UserRepository {
   /** Inserts; throws ConflictError `username_already_exists` / `email_already_exists`. */
   create(user: User): Promise<void>;
+  /**
+   * Inserts the user like create, but with the roles `['admin']` when no account exists yet, decided in the
+   * same atomic step (of concurrent first registrations exactly one becomes admin); returns the stored user.
+   */
+  createAdminIfFirst(user: User): Promise<User>;
   /** Sets the password hash and bumps the token version in one atomic write; null when there is no such user. */
   setPassword(id: string, passwordHash: string, updatedAt: Date): Promise<User | null>;
   /**

@@ -148,6 +148,36 @@ function userRepositoryContract(factory: StoreFactory): void {
     });
   });
 
+  describe('createAdminIfFirst', () => {
+    it('stores the first account as admin and every later one with its own roles, returning what it stored', async () => {
+      const first = await users().createAdminIfFirst(aUser({ roles: ['reader'] }));
+      const second = await users().createAdminIfFirst(aUser({ roles: ['reader'] }));
+      expect(first.roles).toEqual(['admin']);
+      expect(second.roles).toEqual(['reader']);
+      expect(await users().findById(first.id)).toEqual(first);
+      expect(await users().findById(second.id)).toEqual(second);
+    });
+
+    it('does not make an admin when any account exists, even a disabled non-admin', async () => {
+      await users().create(aUser({ roles: ['user'], disabled: true }));
+      expect((await users().createAdminIfFirst(aUser({ roles: ['user'] }))).roles).toEqual(['user']);
+    });
+
+    itWhere(factory, 'uniqueIndexes')('refuses a taken username like create, storing nothing', async () => {
+      await users().createAdminIfFirst(aUser({ username: 'first' }));
+      await expect(users().createAdminIfFirst(aUser({ username: 'FIRST' }))).rejects.toMatchObject({ code: 'username_already_exists' });
+      expect(await users().count()).toBe(1);
+    });
+
+    itWhere(factory, 'transactions')('of 100 concurrent first registrations exactly one becomes admin, and all are stored', async () => {
+      const results = await Promise.all(Array.from({ length: 100 }, () => users().createAdminIfFirst(aUser({ roles: ['user'] }))));
+      expect(results.filter((u) => u.roles.includes('admin'))).toHaveLength(1);
+      const stored = await users().list({ page: 1, pageSize: 100 });
+      expect(stored.total).toBe(100);
+      expect(stored.items.filter((u) => u.roles.includes('admin'))).toHaveLength(1);
+    });
+  });
+
   it('deletes a user, freeing its username and e-mail', async () => {
     const user = aUser();
     await users().create(user);

@@ -4,6 +4,7 @@ import type { ChildProcess } from 'node:child_process';
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
+import { MongoClient } from 'mongodb';
 import request from 'supertest';
 import { buildPdf } from '../support/fixtures/index.js';
 import type { MongoTestServer } from '../support/mongo-server.js';
@@ -65,10 +66,11 @@ describe(`two Stacks instances on one MongoDB store (${MONGO_SERVER_NAMES[mongoS
   let server: MongoTestServer;
   let a: Instance | undefined;
   let b: Instance | undefined;
+  let databaseUrl: string;
 
   beforeAll(async () => {
     server = await mongoTestServer();
-    const databaseUrl = server.database(`stacks_two_instances_${process.pid}`);
+    databaseUrl = server.database(`stacks_two_instances_${process.pid}`);
     [a, b] = await Promise.all([startInstance(databaseUrl, 'a'), startInstance(databaseUrl, 'b')]);
   }, 120_000);
 
@@ -147,5 +149,77 @@ describe(`two Stacks instances on one MongoDB store (${MONGO_SERVER_NAMES[mongoS
     expect(onB.status).toBe(429);
     expect(Number(onB.headers['retry-after'])).toBeGreaterThan(0);
     await request(A()).post('/api/auth/login').send({ username: 'target', password: PASSWORD }).expect(429);
+  });
+  describe('shelf edits racing book deletes, 120 requests split across both instances', () => {
+    const BOOKS = 40;
+    const SHELVES = 4;
+    let answers: { what: string; status: number }[] = [];
+    let token: string;
+    let shelfIds: string[] = [];
+    let deleted: string[] = [];
+
+    beforeAll(async () => {
+      token = await register(A(), 'racer');
+      const auth = { Authorization: `Bearer ${token}` };
+      const bookIds: string[] = [];
+      for (let i = 0; i < BOOKS; i++) {
+        const created = await request(i % 2 ? B() : A()).post('/api/books').set(auth)
+          .attach('file', Buffer.from(`raced book ${i}\n`), `Racer - Raced Book ${i}.txt`).expect(201);
+        bookIds.push(created.body.id as string);
+      }
+      for (let s = 0; s < SHELVES; s++) {
+        const shelf = await request(A()).post('/api/shelves').set(auth)
+          .send({ name: `Raced ${s}`, book_ids: bookIds.filter((_, i) => i % SHELVES === s) }).expect(201);
+        shelfIds.push(shelf.body.id as string);
+      }
+      const doomed = bookIds.filter((_, i) => i % 2 === 0);
+      const send = (what: string, call: () => request.Test) => call().set(auth).then((res) => ({ what, status: res.status }));
+      const at = (n: number) => (n % 2 ? B() : A());
+      const requests = [
+        ...doomed.map((id, n) => send('delete book', () => request(at(n)).delete(`/api/books/${id}`))),
+        ...bookIds.map((id, n) => send('add to shelf', () => request(at(n + 1)).put(`/api/shelves/${shelfIds[n % SHELVES]}/books/${id}`))),
+        ...Array.from({ length: 40 }, (_, n) => send('replace shelf books', () => request(at(n)).patch(`/api/shelves/${shelfIds[n % SHELVES]}`)
+          .send({ book_ids: bookIds.slice(n % 8, n % 8 + 8).reverse() }))),
+        ...bookIds.slice(0, 20).map((id, n) => send('remove from shelf', () => request(at(n + 1)).delete(`/api/shelves/${shelfIds[(n + 1) % SHELVES]}/books/${id}`))),
+      ];
+      answers = await Promise.all(requests);
+      deleted = doomed.filter((_, n) => answers[n]?.status === 204);
+    }, 180_000);
+
+    it('answers each of the 120 requests with a success or a 4xx, never a 5xx', () => {
+      expect(answers).toHaveLength(120);
+      expect(answers.filter((a) => a.status >= 500)).toEqual([]);
+      expect(deleted.length).toBeGreaterThan(0);
+    });
+
+    it.skipIf(mongoLimits().transactions !== undefined || mongoLimits().uniqueIndexes !== undefined)(
+      `ends consistent: no entry for a deleted book, no repeated position, book_count equal to the stored entries${
+        mongoLimits().transactions ? ` (skipped: the stand-in ${mongoLimits().transactions} and ${mongoLimits().uniqueIndexes})` : ''}`,
+      async () => {
+        const client = new MongoClient(databaseUrl);
+        try {
+          const db = client.db();
+          const entries = await db.collection<{ shelfId: string; bookId: string; position: number }>('shelf_books')
+            .find({ shelfId: { $in: shelfIds } }).toArray();
+          const books = new Set((await db.collection('books').find({}, { projection: { _id: 1 } }).toArray()).map((d) => String(d._id)));
+          expect(entries.filter((e) => !books.has(e.bookId))).toEqual([]);
+          expect(deleted.filter((id) => books.has(id))).toEqual([]);
+          const slots = entries.map((e) => `${e.shelfId}/${e.position}`);
+          expect(slots.length - new Set(slots).size).toBe(0);
+          for (const shelfId of shelfIds) {
+            const stored = entries.filter((e) => e.shelfId === shelfId).length;
+            for (const url of [A(), B()]) {
+              const shelf = await request(url).get(`/api/shelves/${shelfId}`).set('Authorization', `Bearer ${token}`).expect(200);
+              expect(shelf.body.book_count).toBe(stored);
+              expect(new Set(shelf.body.book_ids).size).toBe(stored);
+              const listed = await request(url).get(`/api/shelves/${shelfId}/books`).query({ page_size: 100 }).set('Authorization', `Bearer ${token}`).expect(200);
+              expect(listed.body.total).toBe(stored);
+            }
+          }
+        } finally {
+          await client.close();
+        }
+      },
+    );
   });
 });

@@ -6,7 +6,10 @@
 // Stacks refuses a standalone; with STANDALONE=1 it answers as a standalone, to test that
 // refusal. Nothing else about the server is changed: it still neither isolates nor rolls back a transaction.
 import { CongoDuplicateKeyError, CongoServer, MemoryStorageAdapter } from '@push.rocks/smartmongo/dist_ts/congodb/index.js';
+import { AsyncLocalStorage } from 'node:async_hooks';
 import { HelloHandler } from '@push.rocks/smartmongo/dist_ts/congodb/server/handlers/HelloHandler.js';
+import { InsertHandler } from '@push.rocks/smartmongo/dist_ts/congodb/server/handlers/InsertHandler.js';
+import { UpdateHandler } from '@push.rocks/smartmongo/dist_ts/congodb/server/handlers/UpdateHandler.js';
 
 Object.defineProperty(String.prototype, 'toHexString', { value: function toHexString() { return String(this); } });
 const insertOne = MemoryStorageAdapter.prototype.insertOne;
@@ -18,6 +21,36 @@ MemoryStorageAdapter.prototype.insertOne = async function insertStringId(db, col
   documents.set(doc._id, stored);
   return stored;
 };
+
+// CongoDB's insert, update and findAndModify replies drop the `keyPattern`/`keyValue` of a duplicate
+// key, which MongoDB always reports (and Stacks decides by): put them back, request by request.
+const duplicates = new AsyncLocalStorage();
+const storeInsertOne = MemoryStorageAdapter.prototype.insertOne;
+MemoryStorageAdapter.prototype.insertOne = async function insertRecordingDuplicates(...args) {
+  try {
+    return await storeInsertOne.apply(this, args);
+  } catch (error) {
+    if (error instanceof CongoDuplicateKeyError) duplicates.getStore()?.push(error);
+    throw error;
+  }
+};
+const withKeyPatterns = (handle) => async function handleReportingKeyPatterns(context) {
+  const seen = [];
+  return duplicates.run(seen, async () => {
+    let reply;
+    try {
+      reply = await handle.call(this, context);
+    } catch (error) {
+      if (!(error instanceof CongoDuplicateKeyError)) throw error;
+      return { ok: 0, errmsg: error.message, code: 11000, codeName: 'DuplicateKey', keyPattern: error.keyPattern, keyValue: error.keyValue };
+    }
+    const lost = (reply.writeErrors ?? []).filter((e) => e.code === 11000 && e.keyPattern === undefined);
+    lost.forEach((e, i) => Object.assign(e, seen[i] ? { keyPattern: seen[i].keyPattern, keyValue: seen[i].keyValue } : {}));
+    return reply;
+  });
+};
+InsertHandler.prototype.handle = withKeyPatterns(InsertHandler.prototype.handle);
+UpdateHandler.prototype.handle = withKeyPatterns(UpdateHandler.prototype.handle);
 
 if (process.env.STANDALONE !== '1') {
   const hello = HelloHandler.prototype.handle;

@@ -11,6 +11,17 @@ export class InMemoryUserRepository implements UserRepository {
   constructor(private readonly db: MemoryDatabase = new MemoryDatabase()) {}
 
   async create(user: User): Promise<void> {
+    this.insert(user);
+  }
+
+  /** The check and the insert run without an await between them, so no other write can come between. */
+  async createAdminIfFirst(user: User): Promise<User> {
+    const stored: User = this.db.users.size === 0 ? { ...user, roles: ['admin'] } : user;
+    this.insert(stored);
+    return copy(stored);
+  }
+
+  private insert(user: User): void {
     if (this.db.users.has(user.id)) throw new Error(`A user with id '${user.id}' already exists.`);
     this.assertUnique(user);
     this.db.users.set(user.id, copy(user));

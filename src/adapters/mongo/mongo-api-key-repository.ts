@@ -36,7 +36,7 @@ export class MongoApiKeyRepository implements ApiKeyRepository {
     try {
       await this.keys.insertOne({ _id: id, ...rest, permissions: [...rest.permissions] });
     } catch (error) {
-      throw isDuplicateKey(error) ? apiKeyExists() : error;
+      throw isDuplicateKey(error, '_id_', 'api_keys_lookup') ? apiKeyExists() : error;
     }
   }
 

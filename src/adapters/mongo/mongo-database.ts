@@ -1,10 +1,12 @@
-import { MongoClient, MongoServerError } from 'mongodb';
+import { MongoClient } from 'mongodb';
+import type { MongoServerError } from 'mongodb';
 import type { Db, Document, IndexDescription } from 'mongodb';
 import { ConflictError } from '../../domain/errors.js';
 import { LIBRARY_INDEXES } from './mongo-library-indexes.js';
 import { BOOK_DIGEST_INDEXES } from './mongo-book-digest-repository.js';
 import { PROGRESS_INDEXES } from './mongo-progress-indexes.js';
 import { HOUSEKEEPING_INDEXES, SCHEMA_VERSION } from './mongo-housekeeping-indexes.js';
+import { duplicateKeyReport } from './mongo-transactions.js';
 
 /** The collections of one Stacks database and their indexes (created at start, idempotently). */
 export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
@@ -86,7 +88,7 @@ export class MongoDatabase {
     }
     const meta = this.db.collection<{ _id: string; version: number }>('stacks_meta');
     await meta.updateOne({ _id: 'schema' }, { $max: { version: SCHEMA_VERSION } }, { upsert: true }).catch((error: unknown) => {
-      if (!isDuplicateKey(error)) throw error; // another instance created the record first
+      if (!isDuplicateId(error, 'schema')) throw error; // another instance created the record first
     });
     const stored = await meta.findOne({ _id: 'schema' });
     if (stored && stored.version > SCHEMA_VERSION) {
@@ -110,25 +112,35 @@ function declaredKey(index: string): Document | undefined {
 }
 
 /** Same fields in the same order: the `keyPattern` a duplicate-key error reports against an index's key. */
-function sameKeyPattern(reported: unknown, declared: Document): boolean {
-  if (typeof reported !== 'object' || reported === null) return false;
+function sameKeyPattern(reported: Readonly<Record<string, unknown>>, declared: Document): boolean {
   return Object.keys(reported).join('\0') === Object.keys(declared).join('\0');
 }
 
 /**
- * Whether the error is a duplicate key (code 11000), on the named index when one is given: matched
- * by the `keyPattern` the server reports (never by the message text, whose wording is not a contract).
+ * Whether the error is a duplicate key (code 11000) on one of the named indexes, matched by the
+ * `keyPattern` the server reports (never by the message text, whose wording is not a contract).
  */
-export function isDuplicateKey(error: unknown, index?: string): error is MongoServerError {
-  if (!(error instanceof MongoServerError) || error.code !== 11000) return false;
-  if (index === undefined) return true;
-  const declared = declaredKey(index);
-  return declared !== undefined && sameKeyPattern((error as MongoServerError & { keyPattern?: unknown }).keyPattern, declared);
+export function isDuplicateKey(error: unknown, ...indexes: [string, ...string[]]): error is MongoServerError {
+  const reported = duplicateKeyReport(error);
+  if (!reported) return false;
+  return indexes.some((index) => {
+    const declared = declaredKey(index);
+    return declared !== undefined && sameKeyPattern(reported.keyPattern, declared);
+  });
+}
+
+/**
+ * Whether the error is a duplicate `_id` (code 11000, `keyPattern` `{_id: 1}`) for this very id: the
+ * `keyValue` the server reports must be it (a report without `keyValue` is judged by the pattern alone).
+ */
+export function isDuplicateId(error: unknown, id: unknown): error is MongoServerError {
+  const reported = duplicateKeyReport(error);
+  if (!reported || !sameKeyPattern(reported.keyPattern, { _id: 1 })) return false;
+  return reported.keyValue === undefined || reported.keyValue._id === id;
 }
 
 /** Maps a duplicate key to the domain's conflict via the index whose key it reports; anything else passes through. */
 export function conflictOrSame(error: unknown, byIndex: Readonly<Record<string, () => ConflictError>>): unknown {
-  if (!isDuplicateKey(error)) return error;
   for (const [index, conflict] of Object.entries(byIndex)) {
     if (isDuplicateKey(error, index)) return conflict();
   }

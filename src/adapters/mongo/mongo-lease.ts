@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKey } from './mongo-database.js';
+import { isDuplicateId } from './mongo-database.js';
 
 interface LeaseDocument {
   _id: string;
@@ -30,7 +30,7 @@ export class MongoLease {
       );
       return taken?.holder === this.holder;
     } catch (error) {
-      if (isDuplicateKey(error)) return false; // held by another instance: the filter missed, the upsert collided
+      if (isDuplicateId(error, this.name)) return false; // held by another instance: the filter missed, the upsert collided
       throw error;
     }
   }

@@ -5,7 +5,7 @@ import type { LoginThrottleRepository } from '../../application/ports.js';
 import { throttleBusy } from '../../domain/error-catalogue.js';
 import type { ThrottleCounter, ThrottlePolicy } from '../../domain/login-throttle.js';
 import { reserveAttempt } from '../../domain/login-throttle.js';
-import { isDuplicateKey, READ_AFTER_DUPLICATE_KEY } from './mongo-database.js';
+import { isDuplicateId, READ_AFTER_DUPLICATE_KEY } from './mongo-database.js';
 
 interface ThrottleDocument {
   _id: string;
@@ -96,7 +96,7 @@ export class MongoLoginThrottleRepository implements LoginThrottleRepository {
         await this.throttles.insertOne({ _id: id, ...fields, version: randomUUID() });
         return true;
       } catch (error) {
-        if (isDuplicateKey(error)) return false;
+        if (isDuplicateId(error, id)) return false; // another writer created this key's counter first
         throw error;
       }
     }

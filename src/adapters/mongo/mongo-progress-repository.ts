@@ -1,7 +1,7 @@
 import type { Collection, Db } from 'mongodb';
 import type { ProgressRepository } from '../../application/ports.js';
 import type { ReadingStatus, StoredProgress } from '../../domain/reading-progress.js';
-import { isDuplicateKey } from './mongo-database.js';
+import { isDuplicateId } from './mongo-database.js';
 
 /** A `progress` document: one per (user, book), its `_id` derived from both. */
 export interface ProgressDocument {
@@ -40,7 +40,7 @@ export class MongoProgressRepository implements ProgressRepository {
     const document: ProgressDocument = { _id: progressId(progress.userId, progress.bookId), ...progress };
     const write = () => this.progress.replaceOne({ _id: document._id }, document, { upsert: true });
     // Two first writes of the same key can both try the insert; the loser's retry replaces.
-    await write().catch((error: unknown) => (isDuplicateKey(error) ? write() : Promise.reject(error)));
+    await write().catch((error: unknown) => (isDuplicateId(error, document._id) ? write() : Promise.reject(error)));
   }
 
   async deleteOne(userId: string, bookId: string): Promise<boolean> {

@@ -1,5 +1,5 @@
 import type { Collection, Db } from 'mongodb';
-import { isDuplicateKey } from './mongo-database.js';
+import { isDuplicateId } from './mongo-database.js';
 
 interface CounterDocument {
   _id: string;
@@ -35,7 +35,7 @@ export class MongoRateCounter {
         return { count: counter?.count ?? 1, resetAt };
       } catch (error) {
         // Two first hits upserting the same window at once: the loser's retry increments the winner's document.
-        if (attempt > 0 || !isDuplicateKey(error)) throw error;
+        if (attempt > 0 || !isDuplicateId(error, id)) throw error;
       }
     }
   }

@@ -16,21 +16,39 @@ export function inTransaction<T>(db: Db, work: (session: ClientSession) => Promi
 
 /** Whether the error is a duplicate key (code 11000) on exactly the index whose key holds these fields. */
 export function isDuplicateKeyOn(error: unknown, fields: readonly string[]): error is MongoServerError {
-  if (!(error instanceof MongoServerError) || error.code !== 11000) return false;
-  const keyPattern: unknown = error.keyPattern ?? firstWriteError(error)?.keyPattern;
-  if (keyPattern === null || typeof keyPattern !== 'object') return false;
+  const keyPattern = duplicateKeyReport(error)?.keyPattern;
+  if (keyPattern === undefined) return false;
   const keys = Object.keys(keyPattern);
   return keys.length === fields.length && fields.every((field) => keys.includes(field));
 }
 
+/** What the server reports of a duplicate key: the index's key (`keyPattern`) and the colliding values (`keyValue`, when sent). */
+export interface DuplicateKeyReport {
+  readonly keyPattern: Readonly<Record<string, unknown>>;
+  readonly keyValue?: Readonly<Record<string, unknown>>;
+}
+
+/**
+ * The key pattern and value of a duplicate key (code 11000), from the error or, for insertMany, its
+ * first write error; undefined for anything else or a report without a key pattern. Never the message.
+ */
+export function duplicateKeyReport(error: unknown): DuplicateKeyReport | undefined {
+  if (!(error instanceof MongoServerError) || error.code !== 11000) return undefined;
+  const source = error.keyPattern !== undefined ? { keyPattern: error.keyPattern as unknown, keyValue: error.keyValue as unknown } : firstWriteError(error) ?? {};
+  if (!isRecord(source.keyPattern)) return undefined;
+  return isRecord(source.keyValue) ? { keyPattern: source.keyPattern, keyValue: source.keyValue } : { keyPattern: source.keyPattern };
+}
+
+const isRecord = (value: unknown): value is Record<string, unknown> => value !== null && typeof value === 'object';
+
 /** insertMany reports a duplicate through its first write error, which holds the key pattern. */
-function firstWriteError(error: MongoServerError): { keyPattern?: unknown } | undefined {
+function firstWriteError(error: MongoServerError): { keyPattern?: unknown; keyValue?: unknown } | undefined {
   const writeErrors: unknown = error.writeErrors;
   if (!Array.isArray(writeErrors)) return undefined;
   const first: unknown = writeErrors[0];
   if (first === null || typeof first !== 'object') return undefined;
   const raw = (first as { err?: unknown }).err ?? first;
-  return raw !== null && typeof raw === 'object' ? raw as { keyPattern?: unknown } : undefined;
+  return raw !== null && typeof raw === 'object' ? raw as { keyPattern?: unknown; keyValue?: unknown } : undefined;
 }
 
 /** Turns a query stopped by its `maxTimeMS` (code 50, MaxTimeMSExpired) into store_unavailable (503); anything else is thrown as is. */

@@ -7,6 +7,7 @@ import type { AccessChange, AuthProvider, OidcIdentity, User } from '../../domai
 import { isActiveAdmin, normalizeEmail, usernameKey, withAccess } from '../../domain/user.js';
 import type { Slice, UserRepository } from '../../application/ports.js';
 import { conflictOrSame } from './mongo-database.js';
+import { inTransaction } from './mongo-transactions.js';
 
 interface UserDocument {
   _id: string;
@@ -27,6 +28,8 @@ interface UserDocument {
 
 /** The one document every change that could remove the last active admin writes (see assertAnotherAdmin). */
 const LAST_ADMIN_GUARD = 'last-admin-guard';
+/** The one document every registration that may be the first writes (see createAdminIfFirst). */
+const FIRST_USER_GUARD = 'first-user-guard';
 
 /** UserRepository on MongoDB; usernames, e-mails and OIDC identities are unique through indexes. */
 export class MongoUserRepository implements UserRepository {
@@ -42,6 +45,26 @@ export class MongoUserRepository implements UserRepository {
     await this.users.insertOne(toDocument(user)).catch((e: unknown) => Promise.reject(conflictFor(e, user)));
   }
 
+  /**
+   * When a user exists already (the common case) a plain insert. Otherwise one transaction looks for any
+   * user and, finding none, writes the first-user guard before inserting as admin: two first registrations
+   * both write the guard, so one conflicts and is retried, and its retry sees the other's account (no
+   * write skew); a retry that sees an account inserts without touching the guard.
+   */
+  async createAdminIfFirst(user: User): Promise<User> {
+    if (await this.users.findOne({}, { projection: { _id: 1 } })) {
+      await this.create(user);
+      return user;
+    }
+    return inTransaction(this.db, async (session) => {
+      const someone = await this.users.findOne({}, { session, projection: { _id: 1 } });
+      if (!someone) await this.guards.updateOne({ _id: FIRST_USER_GUARD }, { $inc: { writes: 1 } }, { session, upsert: true });
+      const stored: User = someone ? user : { ...user, roles: ['admin'] };
+      await this.users.insertOne(toDocument(stored), { session }).catch((e: unknown) => Promise.reject(conflictFor(e, user)));
+      return stored;
+    });
+  }
+
   async setPassword(id: string, passwordHash: string, updatedAt: Date): Promise<User | null> {
     return toUser(await this.users.findOneAndUpdate({ _id: String(id) },
       { $set: { passwordHash, updatedAt: new Date(updatedAt.getTime()) }, $inc: { tokenVersion: 1 } }, { returnDocument: 'after' }));
@@ -49,7 +72,7 @@ export class MongoUserRepository implements UserRepository {
 
   /** Sets only the changed fields; the last-admin check runs in the same transaction (isolated on a replica set). */
   async updateAccess(id: string, change: AccessChange, updatedAt: Date): Promise<User | null> {
-    return this.inTransaction(async (session) => {
+    return inTransaction(this.db, async (session) => {
       const user = toUser(await this.users.findOne({ _id: String(id) }, { session }));
       if (!user) return null;
       const changed = withAccess(user, change, updatedAt);
@@ -63,7 +86,7 @@ export class MongoUserRepository implements UserRepository {
   }
 
   async delete(id: string): Promise<boolean> {
-    return this.inTransaction(async (session) => {
+    return inTransaction(this.db, async (session) => {
       const user = toUser(await this.users.findOne({ _id: String(id) }, { session }));
       if (!user) return false;
       await this.assertAnotherAdmin(user, session);
@@ -103,10 +126,6 @@ export class MongoUserRepository implements UserRepository {
       { returnDocument: 'after' },
     ).catch((e: unknown) => Promise.reject(conflictOrSame(e, { users_oidc_identity: () => oidcIdentityTaken() })));
     return toUser(linked);
-  }
-
-  private inTransaction<T>(work: (session: ClientSession) => Promise<T>): Promise<T> {
-    return this.db.client.withSession((session) => session.withTransaction(() => work(session)));
   }
 
   /**

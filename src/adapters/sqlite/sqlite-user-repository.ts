@@ -31,6 +31,7 @@ const VALUES = `@id, @username, @username_key, @email, @email_key, @password_has
 /** UserRepository on SQLite; usernames and e-mails are unique through lower-cased key columns. */
 export class SqliteUserRepository implements UserRepository {
   private readonly insert: Statement;
+  private readonly insertAdminIfFirstTx: Transaction<(user: User) => User>;
   private readonly newPassword: Statement;
   private readonly accessTx: Transaction<(id: string, change: AccessChange, updatedAt: Date) => User | null>;
   private readonly deleteTx: Transaction<(id: string) => boolean>;
@@ -46,6 +47,12 @@ export class SqliteUserRepository implements UserRepository {
     this.insert = db.prepare(`INSERT INTO users (id, username, username_key, email, email_key, password_hash, roles,
       auth_provider, oidc_issuer, oidc_subject, disabled, token_version, created_at, updated_at) VALUES (${VALUES})`);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ?`);
+    const anyUser = db.prepare('SELECT 1 FROM users LIMIT 1').pluck();
+    this.insertAdminIfFirstTx = db.transaction((user: User) => {
+      const stored: User = anyUser.get() === undefined ? { ...user, roles: ['admin'] } : user;
+      this.write(this.insert, stored);
+      return toUser(this.byId.get(user.id) as UserRow | undefined) as User;
+    });
     this.newPassword = db.prepare(`UPDATE users SET password_hash = ?, token_version = token_version + 1, updated_at = ?
       WHERE id = ? RETURNING ${COLUMNS}`);
     const setAccess = db.prepare('UPDATE users SET roles = @roles, disabled = @disabled, token_version = @token_version, updated_at = @updated_at WHERE id = @id');
@@ -80,6 +87,11 @@ export class SqliteUserRepository implements UserRepository {
 
   async create(user: User): Promise<void> {
     this.write(this.insert, user);
+  }
+
+  /** One immediate transaction: the emptiness check and the insert see the same state, across processes too. */
+  async createAdminIfFirst(user: User): Promise<User> {
+    return this.insertAdminIfFirstTx.immediate(user);
   }
 
   async setPassword(id: string, passwordHash: string, updatedAt: Date): Promise<User | null> {

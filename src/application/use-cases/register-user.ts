@@ -1,4 +1,4 @@
-import { hasCodeOf, lastAdmin, localLoginDisabled, registrationClosed } from '../../domain/error-catalogue.js';
+import { localLoginDisabled, registrationClosed } from '../../domain/error-catalogue.js';
 import type { RoleName } from '../../domain/permissions.js';
 import { newLocalUser, type User } from '../../domain/user.js';
 import type { Clock, IdGenerator, IssuedToken, PasswordHasher, TokenService, UserRepository } from '../ports.js';
@@ -34,29 +34,22 @@ export class RegisterUser {
     if (!this.settings.registrationOpen) throw registrationClosed();
     assertAcceptablePassword(input.password, 'password');
     const passwordHash = await this.hasher.hash(input.password);
-    const first = this.settings.firstUserBecomesAdmin && (await this.users.count()) === 0;
-    let user = newLocalUser({
+    const user = newLocalUser({
       id: this.ids.next(),
       username: input.username,
       email: input.email,
       passwordHash,
-      roles: [first ? 'admin' : this.settings.defaultRole],
+      roles: [this.settings.defaultRole],
       now: this.clock.now(),
     });
-    await this.users.create(user);
-    if (first) user = await this.demoteUnlessFirst(user);
-    return { user, token: this.tokens.issue(user) };
+    const stored = await this.store(user);
+    return { user: stored, token: this.tokens.issue(stored) };
   }
 
-  /** Two concurrent "first" registrations: only the earliest account keeps admin (unless it is the only active one). */
-  private async demoteUnlessFirst(user: User): Promise<User> {
-    const { items } = await this.users.list({ page: 1, pageSize: 1 });
-    if (items[0]?.id === user.id) return user;
-    try {
-      return (await this.users.updateAccess(user.id, { roles: [this.settings.defaultRole] }, this.clock.now())) ?? user;
-    } catch (error) {
-      if (hasCodeOf(error, lastAdmin)) return user;
-      throw error;
-    }
+  /** The first-user rule is decided by the store in the insert itself, so concurrent first registrations make one admin. */
+  private async store(user: User): Promise<User> {
+    if (this.settings.firstUserBecomesAdmin) return this.users.createAdminIfFirst(user);
+    await this.users.create(user);
+    return user;
   }
 }

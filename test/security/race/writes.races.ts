@@ -1,5 +1,10 @@
 import { count, fiveXx, race, tally, type Race, type RaceOutcome } from './race.js';
-import { PASSWORD, type Answer, type Caller, type RaceWorld } from './race-world.js';
+import { PASSWORD, STORES_UNDER_RACE, type Answer, type Caller, type RaceWorld } from './race-world.js';
+import type { AddressInfo } from 'node:net';
+import { createHttpServer } from '../../../src/adapters/http/http-server.js';
+import type { UserRepository } from '../../../src/application/ports.js';
+import { PORTS } from '../../../src/bootstrap/tokens.js';
+import { startTestApp } from '../../support/test-app.js';
 
 const PAIRS = 50;
 const BURST = 100;
@@ -31,8 +36,42 @@ async function shelf(w: RaceWorld, owner: Caller, name: string, bookIds: string[
 const outcome = (answers: readonly Answer[], lost: number, exceeded: number, note: string): RaceOutcome =>
   ({ limitsExceeded: exceeded, lostUpdates: lost, fiveXx: fiveXx(answers), note: `${note}; statuses ${JSON.stringify(tally(answers))}` });
 
+/**
+ * 100 registrations at once on a fresh, empty store of the world's kind (the world itself already has
+ * its admin): how many answers and stored accounts hold the admin role.
+ */
+async function firstRegistrations(w: RaceWorld): Promise<{ answers: Answer[]; answeredAdmin: number; storedAdmin: number; stored: number }> {
+  const store = STORES_UNDER_RACE.find((s) => s.name === w.store);
+  if (!store) throw new Error(`no store named ${w.store}`);
+  const opened = await store.open();
+  const t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0', REGISTER_LIMIT_PER_HOUR: '0', TRUST_PROXY: '1', ...opened.env });
+  const server = createHttpServer(t.app);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  try {
+    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/auth/register`;
+    const answers = await w.burst(BURST, async (i) => {
+      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': w.address() },
+        body: JSON.stringify({ username: `first${i}`, email: `first${i}@example.test`, password: PASSWORD }) });
+      return { status: res.status, body: await res.json().catch(() => null) };
+    });
+    const { items, total } = await t.container.di.resolve<UserRepository>(PORTS.UserRepository).list({ page: 1, pageSize: BURST });
+    const answeredAdmin = answers.filter((a) => a.status === 201 && a.body.user.roles.includes('admin')).length;
+    return { answers, answeredAdmin, storedAdmin: items.filter((u) => u.roles.includes('admin')).length, stored: total };
+  } finally {
+    server.closeAllConnections();
+    await new Promise<void>((resolve) => server.close(() => resolve()));
+    await t.close();
+    await opened.drop();
+  }
+}
+
 /** Uniqueness under a burst: exactly one of 100 identical creations wins. */
 export const uniquenessRaces: Race[] = [
+  race('RACE-FIRST-ADMIN', '100 first registrations at once on an empty store: exactly one admin, every account stored', async (w) => {
+    const { answers, answeredAdmin, storedAdmin, stored } = await firstRegistrations(w);
+    const lost = BURST - stored + Math.abs(answeredAdmin - storedAdmin) + (storedAdmin === 0 ? 1 : 0);
+    return outcome(answers, lost, Math.max(0, storedAdmin - 1), `${storedAdmin} admins stored (${answeredAdmin} answered), ${stored} accounts`);
+  }, ['transactions']),
   race('RACE-REGISTER-SAME-NAME', '100 registrations of one username at once: exactly one account', async (w) => {
     const answers = await w.burst(BURST, (i) =>
       w.send('POST', '/api/auth/register', { body: { username: 'twin', email: `twin${i}@example.test`, password: PASSWORD }, from: w.address() }));
