@@ -21,7 +21,7 @@ describe('RegisterUser', () => {
     expect((await w.registerUser.execute({ ...input, username: 'ivy', email: 'ivy@example.test' })).user.roles).toEqual(['user']);
   });
 
-  it('keeps exactly one admin when two "first" registrations run at once, demoting the later one in the store', async () => {
+  it('keeps exactly one admin when two "first" registrations run at once: the store decides, so the later one is stored as a user', async () => {
     const w = withRegistration({ firstUserBecomesAdmin: true });
     const [first, second] = await Promise.all([
       w.registerUser.execute(input),
