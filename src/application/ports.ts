@@ -308,4 +308,6 @@ export interface SecretGenerator {
   digest(value: string): string;
   /** The lowercase hex MD5 of value's UTF-8 bytes (what KOReader sends as its sync key). */
   md5Hex(value: string): string;
+  /** The lowercase hex MD5 of the parts' bytes, in order (KOReader's document digest). */
+  md5HexOfBytes(parts: readonly Uint8Array[]): string;
 }
