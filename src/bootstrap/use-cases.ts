@@ -44,7 +44,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(ListRoles, () => new ListRoles());
 
   singleton(UploadBook, (p) =>
-    new UploadBook(p.BookRepository, p.UploadStaging, p.BlobStore, p.MetadataReader, p.Clock, p.IdGenerator, config.maxUploadBytes));
+    new UploadBook(p.BookRepository, p.UploadStaging, p.BlobStore, p.MetadataReader, p.Clock, p.IdGenerator, config.maxUploadBytes, p.BookDigestRepository, p.SecretGenerator));
   singleton(ListBooks, (p) => new ListBooks(p.BookRepository));
   singleton(GetBook, (p) => new GetBook(p.BookRepository));
   singleton(UpdateBook, (p) => new UpdateBook(p.BookRepository, p.Clock));
