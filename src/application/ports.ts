@@ -183,6 +183,11 @@ export interface BlobStore {
   putBytes(key: string, data: Uint8Array): Promise<void>;
   /** A readable stream of the whole blob or a range; null when absent. */
   read(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | null>;
+  /**
+   * The bytes of each small range (cut short at the end of the blob, empty past it), in one open of the
+   * blob; null when absent. Throws RangeError past 1 MiB in all (it buffers them).
+   */
+  readSpans(key: string, ranges: readonly ByteRange[]): Promise<Uint8Array[] | null>;
   size(key: string): Promise<number | null>;
   delete(key: string): Promise<void>;
   /** Every key whose blob was last written before olderThan (start-up reconciler). */

@@ -65,7 +65,7 @@ const noFile = (): never => {
 };
 const NO_FILES: WorldFiles = {
   staging: { stage: noFile, discard: noFile, clear: noFile },
-  blobs: { putStaged: noFile, putBytes: noFile, read: noFile, size: noFile, delete: noFile, keys: noFile },
+  blobs: { putStaged: noFile, putBytes: noFile, read: noFile, readSpans: noFile, size: noFile, delete: noFile, keys: noFile },
   metadata: { read: noFile },
 };
 

@@ -3,7 +3,7 @@ import { koreaderFileName, koreaderSampleRanges, type KoreaderDigests } from '..
 import type { BlobStore, SecretGenerator } from '../ports.js';
 
 /**
- * KOReader's digests of a stored book, reading only the sampled spans of its file (at most 12 KiB);
+ * KOReader's digests of a stored book, reading only the sampled spans of its file (at most 12 KiB, one open);
  * null when the file is missing.
  */
 export async function koreaderDigestsOf(
@@ -11,12 +11,7 @@ export async function koreaderDigestsOf(
   secrets: SecretGenerator,
   book: Pick<Book, 'id' | 'fileName' | 'fileSize'>,
 ): Promise<KoreaderDigests | null> {
-  const parts: Uint8Array[] = [];
-  for (const range of koreaderSampleRanges(book.fileSize)) {
-    const body = await blobs.read(bookFileKey(book.id), range);
-    if (!body) return null;
-    for await (const chunk of body) parts.push(chunk);
-  }
-  if (parts.length === 0 && (await blobs.size(bookFileKey(book.id))) === null) return null;
+  const parts = await blobs.readSpans(bookFileKey(book.id), koreaderSampleRanges(book.fileSize));
+  if (!parts) return null;
   return { partialMd5: secrets.md5HexOfBytes(parts), fileNameMd5: secrets.md5Hex(koreaderFileName(book)) };
 }

@@ -63,9 +63,9 @@ describe('BackfillBookDigests', () => {
 
   it('counts a book whose file cannot be read as failed and goes on with the rest', async () => {
     class BrokenFor extends FsBlobStore {
-      override async read(key: string, range?: ByteRange) {
+      override async readSpans(key: string, ranges: readonly ByteRange[]) {
         if (key === bookFileKey('b3')) throw new Error('I/O error');
-        return super.read(key, range);
+        return super.readSpans(key, ranges);
       }
     }
     const stored = await storeBooks(5);
