@@ -102,10 +102,18 @@ export interface BookRepository {
   search(query: BookQuery): Promise<Slice<Book>>;
 }
 
+/** One book's digests, for BookDigestRepository.putMany. */
+export interface BookDigestEntry {
+  readonly bookId: string;
+  readonly digests: KoreaderDigests;
+}
+
 /** KOReader's digests of each stored book, so a kosync `document` finds its book. */
 export interface BookDigestRepository {
   /** Records (or replaces) the book's digests. */
   put(bookId: string, digests: KoreaderDigests): Promise<void>;
+  /** Records (or replaces) several books' digests in one write (one transaction, one round trip); books gone are skipped. */
+  putMany(entries: readonly BookDigestEntry[]): Promise<void>;
   /**
    * The id of the book whose partial MD5, else whose file-name MD5, is this digest (lowercase hex);
    * null when none, or when a file-name digest is shared by several books. Indexed lookups only.

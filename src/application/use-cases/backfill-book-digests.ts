@@ -1,5 +1,5 @@
 import type { Book } from '../../domain/book.js';
-import type { BlobStore, BookDigestRepository, BookRepository, SecretGenerator } from '../ports.js';
+import type { BlobStore, BookDigestEntry, BookDigestRepository, BookRepository, SecretGenerator } from '../ports.js';
 import { koreaderDigestsOf } from './book-digests.js';
 
 /** Books digested per batch; the event loop runs other work between batches. */
@@ -14,8 +14,6 @@ export interface BackfillDigestsReport {
   /** Books whose file could not be read or whose digests could not be stored. */
   readonly failed: number;
 }
-
-type Outcome = 'digested' | 'missing' | 'failed';
 
 /**
  * Gives KOReader's digests to the books stored before Stacks computed them at upload. Walks the books
@@ -32,16 +30,21 @@ export class BackfillBookDigests {
   ) {}
 
   async execute(): Promise<BackfillDigestsReport> {
-    const counts: Record<Outcome, number> = { digested: 0, missing: 0, failed: 0 };
+    const counts = { digested: 0, missing: 0, failed: 0 };
     let cursor: string | null = null;
     for (;;) {
       const ids = await this.digests.booksWithoutDigests(cursor, this.batchSize);
       if (ids.length === 0) break;
       const books = await this.books.findByIds(ids);
+      const entries: BookDigestEntry[] = [];
       for (let i = 0; i < books.length; i += PARALLEL_READS) {
         const outcomes = await Promise.all(books.slice(i, i + PARALLEL_READS).map((book) => this.digest(book)));
-        for (const outcome of outcomes) counts[outcome] += 1;
+        for (const outcome of outcomes) {
+          if (typeof outcome === 'string') counts[outcome] += 1;
+          else entries.push(outcome);
+        }
       }
+      counts[await this.store(entries)] += entries.length;
       if (ids.length < this.batchSize) break;
       cursor = ids[ids.length - 1]!;
       await nextTurnOfEventLoop();
@@ -49,11 +52,19 @@ export class BackfillBookDigests {
     return { digested: counts.digested, missingFiles: counts.missing, failed: counts.failed };
   }
 
-  private async digest(book: Book): Promise<Outcome> {
+  private async digest(book: Book): Promise<BookDigestEntry | 'missing' | 'failed'> {
     try {
       const digests = await koreaderDigestsOf(this.blobs, this.secrets, book);
-      if (!digests) return 'missing';
-      await this.digests.put(book.id, digests);
+      return digests ? { bookId: book.id, digests } : 'missing';
+    } catch {
+      return 'failed';
+    }
+  }
+
+  /** The batch's digests in one write: one commit per batch, not per book. */
+  private async store(entries: readonly BookDigestEntry[]): Promise<'digested' | 'failed'> {
+    try {
+      await this.digests.putMany(entries);
       return 'digested';
     } catch {
       return 'failed';

@@ -74,6 +74,16 @@ describe('BackfillBookDigests', () => {
     expect(await w.store.digests.booksWithoutDigests(null, 10)).toEqual(['b3']);
   });
 
+  it('counts a batch whose digests cannot be stored as failed, and still ends', async () => {
+    await storeBooks(3);
+    const down = Object.assign(Object.create(w.store.digests) as typeof w.store.digests, {
+      putMany: () => Promise.reject(new Error('store down')),
+    });
+    const report = await new BackfillBookDigests(w.store.books, down, w.blobs, w.secrets, 2).execute();
+    expect(report).toEqual({ digested: 0, missingFiles: 0, failed: 3 });
+    expect(await w.store.digests.booksWithoutDigests(null, 10)).toEqual(['b1', 'b2', 'b3']);
+  });
+
   it('does nothing in an empty library', async () => {
     expect(await backfill(200).execute()).toEqual({ digested: 0, missingFiles: 0, failed: 0 });
   });
