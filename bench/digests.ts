@@ -85,7 +85,7 @@ async function main(): Promise<void> {
       const body = [
         `### KOReader digest backfill of ${count.toLocaleString('en-US')} books (SQLite, sparse files through FsBlobStore, in process)`, '',
         markdownTable(['books', 'batch', 's', 'books/s', 'loop delay p50 ms', 'p99 ms', 'max ms'], [row, idleRow]), '',
-        'Loop delay: how late a 5 ms timer fires (perf_hooks.monitorEventLoopDelay), i.e. how long a request arriving mid-run could wait; the idle row is the same measure with nothing running.', '',
+        'Loop delay: perf_hooks.monitorEventLoopDelay at a 5 ms resolution (each figure includes that 5 ms), i.e. how long a request arriving mid-run could wait; the idle row is the same measure with nothing running, the machine\'s own noise.', '',
         `Target: the event loop is never held for long (max delay < ${TARGET_MAX_DELAY_MS} ms): ${ms(delay.max)} ms.`,
       ].join('\n');
       process.stdout.write(`${body}\n`);
