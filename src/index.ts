@@ -29,6 +29,8 @@ export * from './application/use-cases/add-book-to-shelf.js';
 export * from './application/use-cases/api-key-access.js';
 export * from './application/use-cases/authenticate-api-key.js';
 export * from './application/use-cases/authenticate.js';
+export * from './application/use-cases/backfill-book-digests.js';
+export * from './application/use-cases/book-digests.js';
 export * from './application/use-cases/book-access.js';
 export * from './application/use-cases/bootstrap-admin.js';
 export * from './application/use-cases/change-password.js';

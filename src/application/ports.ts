@@ -107,10 +107,18 @@ export interface BookRepository {
   search(query: BookQuery): Promise<Slice<Book>>;
 }
 
+/** One book's digests, for BookDigestRepository.putMany. */
+export interface BookDigestEntry {
+  readonly bookId: string;
+  readonly digests: KoreaderDigests;
+}
+
 /** KOReader's digests of each stored book, so a kosync `document` finds its book. */
 export interface BookDigestRepository {
   /** Records (or replaces) the book's digests. */
   put(bookId: string, digests: KoreaderDigests): Promise<void>;
+  /** Records (or replaces) several books' digests in one write (one transaction, one round trip); books gone are skipped. */
+  putMany(entries: readonly BookDigestEntry[]): Promise<void>;
   /**
    * The id of the book whose partial MD5, else whose file-name MD5, is this digest (lowercase hex);
    * null when none, or when a file-name digest is shared by several books. Indexed lookups only.
@@ -188,6 +196,11 @@ export interface BlobStore {
   putBytes(key: string, data: Uint8Array): Promise<void>;
   /** A readable stream of the whole blob or a range; null when absent. */
   read(key: string, range?: ByteRange): Promise<AsyncIterable<Uint8Array> | null>;
+  /**
+   * The bytes of each small range (cut short at the end of the blob, empty past it), in one open of the
+   * blob; null when absent. Throws RangeError past 1 MiB in all (it buffers them).
+   */
+  readSpans(key: string, ranges: readonly ByteRange[]): Promise<Uint8Array[] | null>;
   size(key: string): Promise<number | null>;
   delete(key: string): Promise<void>;
   /** Every key whose blob was last written before olderThan (start-up reconciler). */
@@ -313,4 +326,6 @@ export interface SecretGenerator {
   digest(value: string): string;
   /** The lowercase hex MD5 of value's UTF-8 bytes (what KOReader sends as its sync key). */
   md5Hex(value: string): string;
+  /** The lowercase hex MD5 of the parts' bytes, in order (KOReader's document digest). */
+  md5HexOfBytes(parts: readonly Uint8Array[]): string;
 }

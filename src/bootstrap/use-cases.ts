@@ -1,7 +1,7 @@
 import { instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import {
-  AddBookToShelf, Authenticate, AuthenticateApiKey, BootstrapAdmin, ChangePassword, CompleteOidcLogin, CreateApiKey,
-  CreateShelf, CreateUser, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, FindUserByUsername,
+  AddBookToShelf, Authenticate, AuthenticateApiKey, BackfillBookDigests, BootstrapAdmin, ChangePassword, CompleteOidcLogin,
+  CreateApiKey, CreateShelf, CreateUser, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, FindUserByUsername,
   GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles, ListShelfBooks,
   ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY, OidcAccounts, OidcAttemptLimiter,
   ReconcileBookStorage, RegisterUser, RemoveBookFromShelf, ResetPassword, RevokeApiKey, StartOidcLink, StartOidcLogin,
@@ -44,7 +44,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(ListRoles, () => new ListRoles());
 
   singleton(UploadBook, (p) =>
-    new UploadBook(p.BookRepository, p.UploadStaging, p.BlobStore, p.MetadataReader, p.Clock, p.IdGenerator, config.maxUploadBytes));
+    new UploadBook(p.BookRepository, p.UploadStaging, p.BlobStore, p.MetadataReader, p.Clock, p.IdGenerator, config.maxUploadBytes, p.BookDigestRepository, p.SecretGenerator));
   singleton(ListBooks, (p) => new ListBooks(p.BookRepository));
   singleton(GetBook, (p) => new GetBook(p.BookRepository));
   singleton(UpdateBook, (p) => new UpdateBook(p.BookRepository, p.Clock));
@@ -55,6 +55,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(UpdateProgress, (p) => new UpdateProgress(p.BookRepository, p.ProgressRepository, p.Clock));
   singleton(DeleteProgress, (p) => new DeleteProgress(p.BookRepository, p.ProgressRepository));
   singleton(ReconcileBookStorage, (p) => new ReconcileBookStorage(p.BookRepository, p.UploadStaging, p.BlobStore, p.Clock));
+  singleton(BackfillBookDigests, (p) => new BackfillBookDigests(p.BookRepository, p.BookDigestRepository, p.BlobStore, p.SecretGenerator));
 
   singleton(ListShelves, (p) => new ListShelves(p.ShelfRepository));
   singleton(CreateShelf, (p) => new CreateShelf(p.ShelfRepository, p.BookRepository, p.Clock, p.IdGenerator));

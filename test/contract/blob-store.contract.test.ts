@@ -104,6 +104,17 @@ describe.each(FACTORIES)('BlobStore contract ($name)', (factory) => {
     await expect(open.blobs.read('b2.book', { start: 5, end: 2 })).rejects.toBeInstanceOf(RangeError);
   });
 
+  it('reads several small spans in one call, cut short at the end and empty past it', async () => {
+    const data = bytes(300_000, 5);
+    await open.blobs.putBytes('b8.book', data);
+    const spans = await open.blobs.readSpans('b8.book', [{ start: 0, end: 2047 }, { start: 261_000, end: 262_023 }, { start: 299_990, end: 301_013 }, { start: 400_000, end: 401_023 }]);
+    expect(spans?.map((span) => Buffer.from(span))).toEqual([data.subarray(0, 2048), data.subarray(261_000, 262_024), data.subarray(299_990), Buffer.alloc(0)]);
+    expect(await open.blobs.readSpans('b8.book', [])).toEqual([]);
+    expect(await open.blobs.readSpans('nothing.book', [{ start: 0, end: 10 }])).toBeNull();
+    await expect(open.blobs.readSpans('b8.book', [{ start: 5, end: 2 }])).rejects.toBeInstanceOf(RangeError);
+    await expect(open.blobs.readSpans('b8.book', [{ start: 0, end: 1024 * 1024 }])).rejects.toBeInstanceOf(RangeError);
+  });
+
   it('replaces the blob under an existing key and lists each key once', async () => {
     await open.blobs.putBytes('b3.cover', bytes(10, 1));
     await open.blobs.putBytes('b3.cover', bytes(20, 2));

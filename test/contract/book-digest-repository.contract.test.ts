@@ -26,6 +26,16 @@ function bookDigestRepositoryContract(factory: StoreFactory): void {
     expect(await digests().findBookId(md5(3, 'p'))).toBeNull();
   });
 
+  it('records several books\' digests at once, replacing earlier ones', async () => {
+    await seedBooks(3);
+    await digests().put('b2', digestsOf(20));
+    await digests().putMany([]);
+    await digests().putMany([1, 2, 3].map((n) => ({ bookId: `b${n}`, digests: digestsOf(n) })));
+    for (const n of [1, 2, 3]) expect(await digests().findBookId(md5(n, 'p'))).toBe(`b${n}`);
+    expect(await digests().findBookId(md5(20, 'p'))).toBeNull();
+    expect(await digests().booksWithoutDigests(null, 10)).toEqual([]);
+  });
+
   it('replaces a book\'s digests, so the old ones find nothing', async () => {
     await seedBooks(1);
     await digests().put('b1', digestsOf(1));

@@ -65,7 +65,7 @@ const noFile = (): never => {
 };
 const NO_FILES: WorldFiles = {
   staging: { stage: noFile, discard: noFile, clear: noFile },
-  blobs: { putStaged: noFile, putBytes: noFile, read: noFile, size: noFile, delete: noFile, keys: noFile },
+  blobs: { putStaged: noFile, putBytes: noFile, read: noFile, readSpans: noFile, size: noFile, delete: noFile, keys: noFile },
   metadata: { read: noFile },
 };
 
@@ -84,7 +84,7 @@ export interface WorldOptions extends Partial<WorldSettings> {
 export function aWorld(options: WorldOptions = {}) {
   const settings: WorldSettings = { ...DEFAULT_WORLD_SETTINGS, ...options };
   const store = createMemoryStore();
-  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes, apiKeys, progress } = store;
+  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes, apiKeys, progress, digests } = store;
   const { staging, blobs, metadata } = options.files ?? NO_FILES;
   const clock = new FakeClock();
   const ids = new SequentialIds(options.idPrefix ?? 'id-');
@@ -121,7 +121,7 @@ export function aWorld(options: WorldOptions = {}) {
     deleteBook: new DeleteBook(books, shelves, blobs, clock, progress),
     getBookFile: new GetBookFile(books, blobs),
     getBookCover: new GetBookCover(books, blobs),
-    uploadBook: new UploadBook(books, staging, blobs, metadata, clock, ids, settings.maxUploadBytes),
+    uploadBook: new UploadBook(books, staging, blobs, metadata, clock, ids, settings.maxUploadBytes, digests, secrets),
     getProgress: new GetProgress(books, progress),
     updateProgress: new UpdateProgress(books, progress, clock),
     deleteProgress: new DeleteProgress(books, progress),

@@ -15,6 +15,16 @@ function assertKey(key: string): void {
   }
 }
 
+/** Valid byte ranges of at most 1 MiB in all (readSpans buffers them). */
+function assertSpans(ranges: readonly ByteRange[]): void {
+  let total = 0;
+  for (const { start, end } of ranges) {
+    if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && end >= start)) throw new RangeError('invalid byte range');
+    total += end - start + 1;
+  }
+  if (total > 1024 * 1024) throw new RangeError('spans larger than 1 MiB in all');
+}
+
 /** Flushes a directory entry change (create, rename, unlink) to disk. */
 async function fsyncDir(dir: string): Promise<void> {
   const handle = await open(dir, 'r');
@@ -85,6 +95,29 @@ export class FsBlobStore implements BlobStore {
     } catch (e) {
       if (isMissing(e)) return null;
       throw e;
+    }
+  }
+
+  async readSpans(key: string, ranges: readonly ByteRange[]): Promise<Uint8Array[] | null> {
+    assertKey(key);
+    assertSpans(ranges);
+    let handle;
+    try {
+      handle = await open(this.path(key), 'r');
+    } catch (e) {
+      if (isMissing(e)) return null;
+      throw e;
+    }
+    try {
+      const spans: Uint8Array[] = [];
+      for (const { start, end } of ranges) {
+        const buffer = Buffer.alloc(end - start + 1);
+        const { bytesRead } = await handle.read(buffer, 0, buffer.length, start);
+        spans.push(buffer.subarray(0, bytesRead));
+      }
+      return spans;
+    } finally {
+      await handle.close();
     }
   }
 

@@ -1,4 +1,4 @@
-import type { BookDigestRepository } from '../../application/ports.js';
+import type { BookDigestEntry, BookDigestRepository } from '../../application/ports.js';
 import type { KoreaderDigests } from '../../domain/koreader-digest.js';
 import { compareText, copy, MemoryDatabase } from './memory-database.js';
 
@@ -8,6 +8,10 @@ export class InMemoryBookDigestRepository implements BookDigestRepository {
 
   async put(bookId: string, digests: KoreaderDigests): Promise<void> {
     if (this.db.books.has(bookId)) this.db.digests.set(bookId, copy(digests));
+  }
+
+  async putMany(entries: readonly BookDigestEntry[]): Promise<void> {
+    for (const { bookId, digests } of entries) await this.put(bookId, digests);
   }
 
   async findBookId(digest: string): Promise<string | null> {

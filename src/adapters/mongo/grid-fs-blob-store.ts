@@ -16,6 +16,16 @@ function assertKey(key: string): void {
   }
 }
 
+/** Valid byte ranges of at most 1 MiB in all (readSpans buffers them). */
+function assertSpans(ranges: readonly ByteRange[]): void {
+  let total = 0;
+  for (const { start, end } of ranges) {
+    if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && end >= start)) throw new RangeError('invalid byte range');
+    total += end - start + 1;
+  }
+  if (total > 1024 * 1024) throw new RangeError('spans larger than 1 MiB in all');
+}
+
 /**
  * Book files and covers in GridFS (bucket `fs`), the key as file name. An upload streams chunk by
  * chunk; its `fs.files` document is written only once every chunk is in, so a reader sees the old
@@ -51,6 +61,24 @@ export class GridFsBlobStore implements BlobStore {
     if (!file) return null;
     if (!range) return this.bucket.openDownloadStream(file._id);
     return this.bucket.openDownloadStream(file._id, { start: range.start, end: Math.min(range.end + 1, file.length) });
+  }
+
+  async readSpans(key: string, ranges: readonly ByteRange[]): Promise<Uint8Array[] | null> {
+    assertKey(key);
+    assertSpans(ranges);
+    const file = await this.latest(key);
+    if (!file) return null;
+    const spans: Uint8Array[] = [];
+    for (const { start, end } of ranges) {
+      if (start >= file.length) {
+        spans.push(new Uint8Array(0));
+        continue;
+      }
+      const chunks: Buffer[] = [];
+      for await (const chunk of this.bucket.openDownloadStream(file._id, { start, end: Math.min(end + 1, file.length) })) chunks.push(chunk as Buffer);
+      spans.push(Buffer.concat(chunks));
+    }
+    return spans;
   }
 
   async size(key: string): Promise<number | null> {

@@ -1,5 +1,5 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
-import type { BookDigestRepository } from '../../application/ports.js';
+import type { BookDigestEntry, BookDigestRepository } from '../../application/ports.js';
 import type { KoreaderDigests } from '../../domain/koreader-digest.js';
 
 /** A `book_digests` document: one per book, `_id` the book id. */
@@ -31,6 +31,17 @@ export class MongoBookDigestRepository implements BookDigestRepository {
   async put(bookId: string, digests: KoreaderDigests): Promise<void> {
     const document = { partialMd5: digests.partialMd5, fileNameMd5: digests.fileNameMd5 };
     await this.digests.updateOne({ _id: String(bookId) }, { $set: document }, { upsert: true });
+  }
+
+  /** One unordered bulk write of upserts. */
+  async putMany(entries: readonly BookDigestEntry[]): Promise<void> {
+    if (entries.length === 0) return;
+    await this.digests.bulkWrite(
+      entries.map(({ bookId, digests }) => ({
+        updateOne: { filter: { _id: String(bookId) }, update: { $set: { partialMd5: digests.partialMd5, fileNameMd5: digests.fileNameMd5 } }, upsert: true },
+      })),
+      { ordered: false },
+    );
   }
 
   /** By index book_digests_partial, then book_digests_file_name. */

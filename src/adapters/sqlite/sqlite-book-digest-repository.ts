@@ -1,5 +1,5 @@
 import type { Database, Statement } from 'better-sqlite3';
-import type { BookDigestRepository } from '../../application/ports.js';
+import type { BookDigestEntry, BookDigestRepository } from '../../application/ports.js';
 import type { KoreaderDigests } from '../../domain/koreader-digest.js';
 
 /**
@@ -12,6 +12,7 @@ export class SqliteBookDigestRepository implements BookDigestRepository {
   private readonly byFileName: Statement;
   private readonly missing: Statement;
   private readonly remove: Statement;
+  private readonly upsertAll: (entries: readonly BookDigestEntry[]) => void;
 
   constructor(db: Database) {
     this.upsert = db.prepare(`INSERT INTO book_digests (book_id, partial_md5, file_name_md5)
@@ -22,10 +23,18 @@ export class SqliteBookDigestRepository implements BookDigestRepository {
     this.missing = db.prepare(`SELECT b.id FROM books b WHERE b.id > ? AND NOT EXISTS (SELECT 1 FROM book_digests d WHERE d.book_id = b.id)
       ORDER BY b.id LIMIT ?`).pluck();
     this.remove = db.prepare('DELETE FROM book_digests WHERE book_id = ?');
+    this.upsertAll = db.transaction((entries: readonly BookDigestEntry[]) => {
+      for (const { bookId, digests } of entries) this.upsert.run({ bookId, partial: digests.partialMd5, fileName: digests.fileNameMd5 });
+    });
   }
 
   async put(bookId: string, digests: KoreaderDigests): Promise<void> {
     this.upsert.run({ bookId, partial: digests.partialMd5, fileName: digests.fileNameMd5 });
+  }
+
+  /** One transaction, so one commit (and one fsync) for the whole batch. */
+  async putMany(entries: readonly BookDigestEntry[]): Promise<void> {
+    this.upsertAll(entries);
   }
 
   async findBookId(digest: string): Promise<string | null> {

@@ -4,7 +4,10 @@ import { displayFileName } from '../../domain/book-file-name.js';
 import { mergeMetadata, normalizeMetadataPatch, type MetadataPatch } from '../../domain/book-metadata.js';
 import { duplicateBook, permissionDenied } from '../../domain/error-catalogue.js';
 import { canUploadBook } from '../../domain/policies.js';
-import type { BlobStore, BookRepository, Clock, IdGenerator, MetadataReader, StagedFile, UploadStaging } from '../ports.js';
+import type {
+  BlobStore, BookDigestRepository, BookRepository, Clock, IdGenerator, MetadataReader, SecretGenerator, StagedFile, UploadStaging,
+} from '../ports.js';
+import { koreaderDigestsOf } from './book-digests.js';
 
 /** A client's upload: the file's bytes as they arrive, then its name and the override fields. */
 export interface UploadSource {
@@ -24,6 +27,8 @@ export class UploadBook {
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
     private readonly maxUploadBytes: number,
+    private readonly digests: BookDigestRepository,
+    private readonly secrets: SecretGenerator,
   ) {}
 
   async execute(actor: Actor, source: UploadSource): Promise<Book> {
@@ -58,11 +63,18 @@ export class UploadBook {
         await this.blobs.putBytes(bookCoverKey(id), extracted.cover.data);
       }
       await this.books.create(book);
+      await this.recordDigests(book);
       return book;
     } catch (error) {
       await this.cleanUp(staged, written);
       throw error;
     }
+  }
+
+  /** Never throws, so the recorded book is kept: a book left without digests is BackfillBookDigests' to catch up. */
+  private async recordDigests(book: Book): Promise<void> {
+    const digests = await koreaderDigestsOf(this.blobs, this.secrets, book).catch(() => null);
+    if (digests) await this.digests.put(book.id, digests).catch(() => undefined);
   }
 
   /** Best effort: whatever this leaves (after a second failure) the start-up reconciler removes. */

@@ -21,7 +21,7 @@ afterEach(() => w.cleanup());
 
 const alice = anActor('user', 'alice');
 const uploadWith = (metadata: MetadataReader = reader, blobs = w.blobs, max = 1024 * 1024) =>
-  new UploadBook(w.store.books, w.staging, blobs, metadata, w.clock, w.ids, max);
+  new UploadBook(w.store.books, w.staging, blobs, metadata, w.clock, w.ids, max, w.store.digests, w.secrets);
 
 describe('UploadBook', () => {
   it('stores the file, the cover and the record, with overrides over file metadata', async () => {
