@@ -48,7 +48,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(ListBooks, (p) => new ListBooks(p.BookRepository));
   singleton(GetBook, (p) => new GetBook(p.BookRepository));
   singleton(UpdateBook, (p) => new UpdateBook(p.BookRepository, p.Clock));
-  singleton(DeleteBook, (p) => new DeleteBook(p.BookRepository, p.ShelfRepository, p.BlobStore, p.Clock, p.ProgressRepository));
+  singleton(DeleteBook, (p) => new DeleteBook(p.BookRepository, p.ShelfRepository, p.BlobStore, p.Clock, p.ProgressRepository, p.BookDigestRepository));
   singleton(GetBookFile, (p) => new GetBookFile(p.BookRepository, p.BlobStore));
   singleton(GetBookCover, (p) => new GetBookCover(p.BookRepository, p.BlobStore));
   singleton(GetProgress, (p) => new GetProgress(p.BookRepository, p.ProgressRepository));

@@ -118,7 +118,7 @@ export function aWorld(options: WorldOptions = {}) {
     listBooks: new ListBooks(books),
     getBook: new GetBook(books),
     updateBook: new UpdateBook(books, clock),
-    deleteBook: new DeleteBook(books, shelves, blobs, clock, progress),
+    deleteBook: new DeleteBook(books, shelves, blobs, clock, progress, digests),
     getBookFile: new GetBookFile(books, blobs),
     getBookCover: new GetBookCover(books, blobs),
     uploadBook: new UploadBook(books, staging, blobs, metadata, clock, ids, settings.maxUploadBytes, digests, secrets),

@@ -2,10 +2,10 @@ import type { Actor } from '../../domain/actor.js';
 import { bookCoverKey, bookFileKey } from '../../domain/book.js';
 import { bookNotFound, permissionDenied } from '../../domain/error-catalogue.js';
 import { canDeleteBook } from '../../domain/policies.js';
-import type { BlobStore, BookRepository, Clock, ProgressRepository, ShelfRepository } from '../ports.js';
+import type { BlobStore, BookDigestRepository, BookRepository, Clock, ProgressRepository, ShelfRepository } from '../ports.js';
 import { findReadableBook } from './book-access.js';
 
-/** Deletes a book: the record first (nothing visible points at a missing file), then shelf entries, reading progress and blobs. */
+/** Deletes a book: the record first (nothing visible points at a missing file), then shelf entries, reading progress, KOReader digests and blobs. */
 export class DeleteBook {
   constructor(
     private readonly books: BookRepository,
@@ -13,6 +13,7 @@ export class DeleteBook {
     private readonly blobs: BlobStore,
     private readonly clock: Clock,
     private readonly progress: ProgressRepository,
+    private readonly digests: BookDigestRepository,
   ) {}
 
   async execute(actor: Actor, id: string): Promise<void> {
@@ -20,7 +21,9 @@ export class DeleteBook {
     if (!canDeleteBook(actor, book)) throw permissionDenied();
     if (!(await this.books.delete(book.id))) throw bookNotFound(id);
     await this.shelves.removeBookEverywhere(book.id, this.clock.now());
-    await this.progress.deleteForBook(book.id); // already gone where the store cascades (SQLite, memory)
+    // Already gone where the store cascades (SQLite, memory); MongoDB has no foreign keys.
+    await this.progress.deleteForBook(book.id);
+    await this.digests.deleteForBook(book.id);
     // Blobs without a record are orphans: if a delete fails here, the start-up reconciler removes them.
     await Promise.all([bookFileKey(book.id), bookCoverKey(book.id)].map((key) => this.blobs.delete(key).catch(() => undefined)));
   }
