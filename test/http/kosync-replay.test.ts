@@ -3,7 +3,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import request from 'supertest';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import type { BookDigestRepository, BookRepository } from '../../src/application/ports.js';
+import type { BookDigestRepository, BookRepository, SyncDocumentRepository } from '../../src/application/ports.js';
 import { PORTS } from '../../src/bootstrap/tokens.js';
 import { as } from '../support/acting-as.js';
 import { aBook } from '../support/builders.js';
@@ -128,7 +128,7 @@ describe.each(STORES)('KOReader sync replay ($name)', ({ env }) => {
     expect((await push('bob', bobKey, LOOSE_DIGEST, kobo())).status).toBe(200);
     const adminSession = await request(t.app).post('/api/auth/login').send({ username: 'admin', password: 'correct horse battery' });
     await request(t.app).delete(`/api/users/${bob.user.id}`).set({ Authorization: `Bearer ${adminSession.body.access_token}` }).expect(204);
-    const documents = t.container.di.resolve(PORTS.SyncDocumentRepository);
+    const documents = t.container.di.resolve<SyncDocumentRepository>(PORTS.SyncDocumentRepository);
     expect(await documents.get(bob.user.id, LOOSE_DIGEST)).toBeNull();
   });
 
