@@ -19,8 +19,8 @@ const MD5_HEX = /^[0-9a-f]{32}$/i;
  * KOReader sync sign-in: the key must be a working API key of the account named by `username`
  * (compared case-insensitively) that may read books. Each attempt is reserved against that account
  * (the login account counter) before the key is looked up, and against the client address inside
- * AuthenticateApiKey, so a burst of guesses lets at most the limits reach the lookup; a success clears
- * the account's count as a login does. A username or key that cannot be valid is refused without a lookup.
+ * AuthenticateApiKey, so a burst of guesses lets at most the limits reach the lookup; a success gives
+ * back its own attempt only. A username or key that cannot be valid is refused without a lookup.
  */
 export class AuthenticateSyncUser {
   constructor(
@@ -46,7 +46,8 @@ export class AuthenticateSyncUser {
       throw error;
     });
     if (!named || found.user.id !== named.id) throw invalidToken();
-    await this.throttle.reset(accountKey); // as a login: a success clears the account's count (AUTH-06)
+    // Released, not reset: KOReader devices sync unattended, and a reset by each would let guesses between them go uncounted.
+    await this.throttle.release(accountKey, this.clock.now(), this.accountPolicy);
     if (!canReadBooks(found.actor)) throw permissionDenied();
     return found.actor;
   }
