@@ -15,13 +15,15 @@ export interface KosyncDeps {
   readonly pull: PullSyncProgress;
 }
 
-/** KOReader's push (`progress` is a string, `percentage` a number); extra fields (`metadata`, `identifiers`) are ignored. */
-const PushBody = z.object({
+/** KOReader's push (`progress` is a string, `percentage` a number); its optional `metadata` and `identifiers` are accepted and ignored, any other field refused. */
+const PushBody = z.strictObject({
   document: z.string().min(1).max(SYNC_LIMITS.document),
   progress: z.string().max(SYNC_LIMITS.progress),
   percentage: z.number().min(0).max(1),
   device: z.string().max(SYNC_LIMITS.device),
   device_id: z.string().max(SYNC_LIMITS.deviceId),
+  metadata: z.unknown().optional(),
+  identifiers: z.unknown().optional(),
 });
 const DocumentParams = z.object({ document: z.string().min(1).max(SYNC_LIMITS.document) });
 
@@ -54,8 +56,8 @@ export function kosyncRouter(deps: KosyncDeps): Router {
   });
   router.get('/users/auth', signIn, (_req, res) => sendKosync(res, 200, { authorized: 'OK' }));
   router.put('/syncs/progress', signIn, kosyncJsonBody, async (req, res) => {
-    const { device_id: deviceId, ...push } = parse(PushBody, req.body, 'body');
-    sendKosync(res, 200, await deps.push.execute(actorOf(res), { ...push, deviceId }));
+    const { document, progress, percentage, device, device_id: deviceId } = parse(PushBody, req.body, 'body');
+    sendKosync(res, 200, await deps.push.execute(actorOf(res), { document, progress, percentage, device, deviceId }));
   });
   router.get('/syncs/progress/:document', signIn, async (req, res) => {
     const { document } = parse(DocumentParams, req.params, 'path');
