@@ -32,7 +32,8 @@ export class AuthenticateSyncUser {
   ) {}
 
   async execute(credentials: SyncCredentials, clientAddress: string): Promise<Actor> {
-    const { username, keyMd5 } = credentials;
+    const username = credentials.username.trim();
+    const { keyMd5 } = credentials;
     if (!USERNAME_PATTERN.test(username) || !MD5_HEX.test(keyMd5)) throw invalidToken();
     const named = await this.users.findByUsername(usernameKey(username));
     const accountKey = named ? `account:${named.id}` : `login:${usernameKey(username)}`;

@@ -25,7 +25,7 @@ beforeEach(async () => {
 
 describe('AuthenticateSyncUser', () => {
   it("acts as the key's owner, named in any case, with the key's permissions", async () => {
-    for (const name of ['Gina', 'gina', 'GINA']) {
+    for (const name of ['Gina', 'gina', 'GINA', ' gina ']) {
       const actor = await signIn(name, ginaKey);
       expect(actor).toMatchObject({ id: gina.id, username: 'Gina' });
       expect(actor.apiKeyId).toBeDefined();
