@@ -1,7 +1,8 @@
 import { createHash } from 'node:crypto';
 
 /*
- * KOReader's kosync plugin as the tests replay it (koreader/koreader, plugins/kosync.koplugin):
+ * KOReader's kosync plugin as the tests replay it (koreader/koreader, plugins/kosync.koplugin; read at
+ * KOSyncClient.lua 0bb0674f, api.json 4ed26fe2, main.lua 004b2f0e):
  * - KOSyncClient.lua, KOSyncClient:init: the GinClient middleware sets
  *   `accept: application/vnd.koreader.v1+json`; KOSyncAuth sets `x-auth-user` (the username) and
  *   `x-auth-key` (the userkey).
@@ -12,6 +13,8 @@ import { createHash } from 'node:crypto';
  * - api.json expected_status: register [201, 402], authorize [200, 401], update_progress
  *   [200, 202, 401], get_progress [200, 401] at `/syncs/progress/:document`.
  * - main.lua, KOSync:getProgress callback: decidePull below, step for step.
+ * - lua-Spore's Format.JSON middleware (enabled on every call) decodes any response body whatever its
+ *   content type; a status outside expected_status raises, and KOReader then shows no `message`.
  */
 
 /** What KOReader puts in `x-auth-key` for what the person typed as password. */
