@@ -2,6 +2,7 @@ import type { ApiKey } from '../domain/api-key.js';
 import type { Book, BookFormat, BookMetadata, BookQuery } from '../domain/book.js';
 import type { MetadataPatch } from '../domain/book-metadata.js';
 import type { KoreaderDigests } from '../domain/koreader-digest.js';
+import type { SyncDocument } from '../domain/kosync.js';
 import type { ThrottleCounter, ThrottlePolicy } from '../domain/login-throttle.js';
 import type { PageRequest } from '../domain/page.js';
 import type { StoredProgress } from '../domain/reading-progress.js';
@@ -128,6 +129,16 @@ export interface BookDigestRepository {
   booksWithoutDigests(afterId: string | null, limit: number): Promise<string[]>;
   /** Forgets a deleted book's digests. */
   deleteForBook(bookId: string): Promise<void>;
+}
+
+/** KOReader positions of documents that match no Stacks book, keyed by (user, document). */
+export interface SyncDocumentRepository {
+  /** The user's position in the document; null when none was pushed. */
+  get(userId: string, document: string): Promise<SyncDocument | null>;
+  /** Inserts or replaces the (user, document) record in one indexed write. */
+  put(record: SyncDocument): Promise<void>;
+  /** Removes every record of a deleted user. */
+  deleteForUser(userId: string): Promise<void>;
 }
 
 /** Each user's reading state per book, keyed by (user, book). */

@@ -59,6 +59,7 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('ShelfRepository', store.shelves);
   register('ProgressRepository', store.progress);
   register('BookDigestRepository', store.digests);
+  register('SyncDocumentRepository', store.syncDocuments);
   register('OneTimeCodeRepository', store.oneTimeCodes);
   register('ApiKeyRepository', store.apiKeys);
   register('HealthCheck', store.health);

@@ -3,6 +3,7 @@ import type { HttpDeps } from '../adapters/http/app.js';
 import { bookRoutes } from '../adapters/http/books.routes.js';
 import { healthRoutes } from '../adapters/http/health.routes.js';
 import { identityRoutes } from '../adapters/http/identity.routes.js';
+import { kosyncRouter } from '../adapters/http/kosync.routes.js';
 import { OidcStateCookie } from '../adapters/http/oidc-state-cookie.js';
 import { oidcRoutes } from '../adapters/http/oidc.routes.js';
 import { progressRoutes } from '../adapters/http/progress.routes.js';
@@ -16,6 +17,7 @@ import {
   LoginUser, Logout, RegisterUser, RemoveBookFromShelf, RevokeApiKey, StartOidcLink, StartOidcLogin, UpdateBook,
   UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
+import { AuthenticateSyncUser, PullSyncProgress, PushSyncProgress } from '../index.js';
 import type { StacksContainer } from './container.js';
 import { portsOf } from './tokens.js';
 
@@ -60,6 +62,9 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
       login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), apiKeys: di.resolve(AuthenticateApiKey), publicUrl: config.publicUrl,
       listBooks: di.resolve(ListBooks), getBook: di.resolve(GetBook), file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover),
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
-    }) }],
+    }) }, {
+      path: '/kosync',
+      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress) }),
+    }],
   };
 }

@@ -20,6 +20,7 @@ export const PORTS = Object.freeze({
   ShelfRepository: token<P.ShelfRepository>('ShelfRepository'),
   ProgressRepository: token<P.ProgressRepository>('ProgressRepository'),
   BookDigestRepository: token<P.BookDigestRepository>('BookDigestRepository'),
+  SyncDocumentRepository: token<P.SyncDocumentRepository>('SyncDocumentRepository'),
   OneTimeCodeRepository: token<P.OneTimeCodeRepository>('OneTimeCodeRepository'),
   ApiKeyRepository: token<P.ApiKeyRepository>('ApiKeyRepository'),
   HealthCheck: token<P.HealthCheck>('HealthCheck'),

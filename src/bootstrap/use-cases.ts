@@ -7,6 +7,7 @@ import {
   ReconcileBookStorage, RegisterUser, RemoveBookFromShelf, ResetPassword, RevokeApiKey, StartOidcLink, StartOidcLogin,
   UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
+import { AuthenticateSyncUser, PullSyncProgress, PushSyncProgress } from '../index.js';
 import type { Config } from './config.js';
 import { portsOf, type Ports } from './tokens.js';
 
@@ -40,7 +41,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(ListUsers, (p) => new ListUsers(p.UserRepository));
   singleton(GetUser, (p) => new GetUser(p.UserRepository));
   singleton(UpdateUser, (p) => new UpdateUser(p.UserRepository, p.Clock));
-  singleton(DeleteUser, (p) => new DeleteUser(p.UserRepository, p.ProgressRepository, p.ApiKeyRepository));
+  singleton(DeleteUser, (p) => new DeleteUser(p.UserRepository, p.ProgressRepository, p.ApiKeyRepository, p.SyncDocumentRepository));
   singleton(ListRoles, () => new ListRoles());
 
   singleton(UploadBook, (p) =>
@@ -54,6 +55,10 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(GetProgress, (p) => new GetProgress(p.BookRepository, p.ProgressRepository));
   singleton(UpdateProgress, (p) => new UpdateProgress(p.BookRepository, p.ProgressRepository, p.Clock));
   singleton(DeleteProgress, (p) => new DeleteProgress(p.BookRepository, p.ProgressRepository));
+  singleton(AuthenticateSyncUser, (p, c) =>
+    new AuthenticateSyncUser(p.UserRepository, c.resolve(AuthenticateApiKey), p.LoginThrottleRepository, p.Clock, loginPolicies.account));
+  singleton(PushSyncProgress, (p, c) => new PushSyncProgress(p.BookDigestRepository, c.resolve(UpdateProgress), p.SyncDocumentRepository, p.Clock));
+  singleton(PullSyncProgress, (p) => new PullSyncProgress(p.BookDigestRepository, p.ProgressRepository, p.SyncDocumentRepository));
   singleton(ReconcileBookStorage, (p) => new ReconcileBookStorage(p.BookRepository, p.UploadStaging, p.BlobStore, p.Clock));
   singleton(BackfillBookDigests, (p) => new BackfillBookDigests(p.BookRepository, p.BookDigestRepository, p.BlobStore, p.SecretGenerator));
 

@@ -78,6 +78,10 @@ export const localLoginDisabled = (): PermissionDeniedError =>
 /** Self-registration is closed (REGISTRATION=closed). */
 export const registrationClosed = (): PermissionDeniedError => new PermissionDeniedError('registration_closed', 'Registration is closed.');
 
+/** KOReader's "Register" on the sync server: accounts are made in Stacks, and KOReader signs in with an API key. */
+export const kosyncRegistrationClosed = (): PermissionDeniedError => new PermissionDeniedError('kosync_registration_closed',
+  'Accounts are made in Stacks. Log in with your Stacks username and a personal API key as the password.');
+
 /** The account signs in through single sign-on and has no password to change. */
 export const passwordNotSet = (): PermissionDeniedError =>
   new PermissionDeniedError('password_not_set', 'This account signs in through single sign-on and has no password.');

@@ -11,6 +11,7 @@ import type {
   OneTimeCodeRepository,
   ProgressRepository,
   ShelfRepository,
+  SyncDocumentRepository,
   TokenRevocationRepository,
   UserRepository,
 } from '../../src/application/ports.js';
@@ -31,6 +32,7 @@ export interface ContractStore {
   readonly apiKeys: ApiKeyRepository;
   readonly progress: ProgressRepository;
   readonly digests: BookDigestRepository;
+  readonly syncDocuments: SyncDocumentRepository;
   readonly health: HealthCheck;
   /** Closes the store and removes whatever it left on disk. */
   dispose(): Promise<void>;

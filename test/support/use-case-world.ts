@@ -4,6 +4,7 @@ import type { BlobStore, MetadataReader, PasswordHasher, UploadStaging } from '.
 import { AddBookToShelf } from '../../src/application/use-cases/add-book-to-shelf.js';
 import { Authenticate } from '../../src/application/use-cases/authenticate.js';
 import { AuthenticateApiKey } from '../../src/application/use-cases/authenticate-api-key.js';
+import { AuthenticateSyncUser } from '../../src/application/use-cases/authenticate-sync-user.js';
 import { CreateApiKey } from '../../src/application/use-cases/create-api-key.js';
 import { ListApiKeys } from '../../src/application/use-cases/list-api-keys.js';
 import { RevokeApiKey } from '../../src/application/use-cases/revoke-api-key.js';
@@ -33,6 +34,8 @@ import { LoginUser } from '../../src/application/use-cases/login-user.js';
 import { Logout } from '../../src/application/use-cases/logout.js';
 import { OidcAccounts } from '../../src/application/use-cases/oidc-accounts.js';
 import { OidcAttemptLimiter } from '../../src/application/use-cases/oidc-attempt-limiter.js';
+import { PullSyncProgress } from '../../src/application/use-cases/pull-sync-progress.js';
+import { PushSyncProgress } from '../../src/application/use-cases/push-sync-progress.js';
 import { ReconcileBookStorage } from '../../src/application/use-cases/reconcile-book-storage.js';
 import { RegisterUser } from '../../src/application/use-cases/register-user.js';
 import { RemoveBookFromShelf } from '../../src/application/use-cases/remove-book-from-shelf.js';
@@ -84,7 +87,7 @@ export interface WorldOptions extends Partial<WorldSettings> {
 export function aWorld(options: WorldOptions = {}) {
   const settings: WorldSettings = { ...DEFAULT_WORLD_SETTINGS, ...options };
   const store = createMemoryStore();
-  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes, apiKeys, progress, digests } = store;
+  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes, apiKeys, progress, digests, syncDocuments } = store;
   const { staging, blobs, metadata } = options.files ?? NO_FILES;
   const clock = new FakeClock();
   const ids = new SequentialIds(options.idPrefix ?? 'id-');
@@ -95,6 +98,7 @@ export function aWorld(options: WorldOptions = {}) {
   const limiter = new OidcAttemptLimiter(throttle, clock, settings.oidcPolicy);
   const oidcAccounts = new OidcAccounts(users, clock, ids, settings.oidcAccounts);
   const authenticateApiKey = new AuthenticateApiKey(apiKeys, users, secrets, throttle, clock, settings.loginPolicies.address);
+  const updateProgress = new UpdateProgress(books, progress, clock);
   return {
     store, clock, ids, hasher, tokens, secrets, oidc,
     bootstrapAdmin: new BootstrapAdmin(users, hasher, clock, ids),
@@ -112,7 +116,7 @@ export function aWorld(options: WorldOptions = {}) {
     listUsers: new ListUsers(users),
     getUser: new GetUser(users),
     updateUser: new UpdateUser(users, clock),
-    deleteUser: new DeleteUser(users, progress, apiKeys),
+    deleteUser: new DeleteUser(users, progress, apiKeys, syncDocuments),
     resetPassword: new ResetPassword(users, hasher, clock),
     listRoles: new ListRoles(),
     listBooks: new ListBooks(books),
@@ -123,7 +127,10 @@ export function aWorld(options: WorldOptions = {}) {
     getBookCover: new GetBookCover(books, blobs),
     uploadBook: new UploadBook(books, staging, blobs, metadata, clock, ids, settings.maxUploadBytes, digests, secrets),
     getProgress: new GetProgress(books, progress),
-    updateProgress: new UpdateProgress(books, progress, clock),
+    updateProgress,
+    authenticateSyncUser: new AuthenticateSyncUser(users, authenticateApiKey, throttle, clock, settings.loginPolicies.account),
+    pushSyncProgress: new PushSyncProgress(digests, updateProgress, syncDocuments, clock),
+    pullSyncProgress: new PullSyncProgress(digests, progress, syncDocuments),
     deleteProgress: new DeleteProgress(books, progress),
     reconcileBookStorage: new ReconcileBookStorage(books, staging, blobs, clock),
     listShelves: new ListShelves(shelves),

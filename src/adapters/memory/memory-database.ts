@@ -1,6 +1,7 @@
 import type { ApiKey } from '../../domain/api-key.js';
 import type { Book } from '../../domain/book.js';
 import type { KoreaderDigests } from '../../domain/koreader-digest.js';
+import type { SyncDocument } from '../../domain/kosync.js';
 import type { ThrottleCounter } from '../../domain/login-throttle.js';
 import type { StoredProgress } from '../../domain/reading-progress.js';
 import type { Shelf } from '../../domain/shelf.js';
@@ -25,6 +26,8 @@ export class MemoryDatabase {
   readonly progress = new Map<string, StoredProgress>();
   /** KOReader digests by book id. */
   readonly digests = new Map<string, KoreaderDigests>();
+  /** KOReader positions of unmatched documents, keyed by progressKey(userId, document). */
+  readonly syncDocuments = new Map<string, SyncDocument>();
   closed = false;
 }
 

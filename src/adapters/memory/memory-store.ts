@@ -7,6 +7,7 @@ import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repo
 import { InMemoryOneTimeCodeRepository } from './in-memory-one-time-code-repository.js';
 import { InMemoryProgressRepository } from './in-memory-progress-repository.js';
 import { InMemoryShelfRepository } from './in-memory-shelf-repository.js';
+import { InMemorySyncDocumentRepository } from './in-memory-sync-document-repository.js';
 import { InMemoryTokenRevocationRepository } from './in-memory-token-revocation-repository.js';
 import { InMemoryUserRepository } from './in-memory-user-repository.js';
 import { MemoryDatabase } from './memory-database.js';
@@ -22,6 +23,7 @@ export interface MemoryStore {
   readonly apiKeys: InMemoryApiKeyRepository;
   readonly progress: InMemoryProgressRepository;
   readonly digests: InMemoryBookDigestRepository;
+  readonly syncDocuments: InMemorySyncDocumentRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -47,6 +49,7 @@ export function createMemoryStore(): MemoryStore {
     apiKeys: new InMemoryApiKeyRepository(db),
     progress: new InMemoryProgressRepository(db),
     digests: new InMemoryBookDigestRepository(db),
+    syncDocuments: new InMemorySyncDocumentRepository(db),
     health: new InMemoryHealthCheck(db),
     close: async () => {
       db.closed = true;

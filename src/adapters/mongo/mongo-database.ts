@@ -5,6 +5,7 @@ import { ConflictError } from '../../domain/errors.js';
 import { LIBRARY_INDEXES } from './mongo-library-indexes.js';
 import { BOOK_DIGEST_INDEXES } from './mongo-book-digest-repository.js';
 import { PROGRESS_INDEXES } from './mongo-progress-indexes.js';
+import { SYNC_DOCUMENT_INDEXES } from './mongo-sync-document-indexes.js';
 import { HOUSEKEEPING_INDEXES, SCHEMA_VERSION } from './mongo-housekeeping-indexes.js';
 import { duplicateKeyReport } from './mongo-transactions.js';
 
@@ -27,6 +28,7 @@ export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   ...LIBRARY_INDEXES,
   progress: PROGRESS_INDEXES,
   book_digests: BOOK_DIGEST_INDEXES,
+  sync_documents: SYNC_DOCUMENT_INDEXES,
 };
 
 /** How long a majority write may wait for its acknowledgement before failing (instead of hanging). */

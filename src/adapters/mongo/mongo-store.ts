@@ -15,6 +15,7 @@ import { MongoBookDigestRepository } from './mongo-book-digest-repository.js';
 import { MongoProgressRepository } from './mongo-progress-repository.js';
 import { MongoRateCounter } from './mongo-rate-counter.js';
 import { MongoShelfRepository } from './mongo-shelf-repository.js';
+import { MongoSyncDocumentRepository } from './mongo-sync-document-repository.js';
 import { rekeyShelfNames } from './mongo-shelf-name-keys.js';
 import { MongoTokenRevocationRepository } from './mongo-token-revocation-repository.js';
 import { MongoUserRepository } from './mongo-user-repository.js';
@@ -31,6 +32,7 @@ export interface MongoStore {
   readonly apiKeys: MongoApiKeyRepository;
   readonly progress: MongoProgressRepository;
   readonly digests: MongoBookDigestRepository;
+  readonly syncDocuments: MongoSyncDocumentRepository;
   readonly health: HealthCheck;
   readonly blobs: GridFsBlobStore;
   /** Shared request and registration budgets. */
@@ -91,6 +93,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     apiKeys: new MongoApiKeyRepository(db),
     progress: new MongoProgressRepository(db),
     digests: new MongoBookDigestRepository(db),
+    syncDocuments: new MongoSyncDocumentRepository(db),
     health: new MongoHealthCheck(database),
     blobs: new GridFsBlobStore(db),
     rateCounter: new MongoRateCounter(db),

@@ -201,6 +201,19 @@ CREATE INDEX book_digests_partial ON book_digests (partial_md5);
 CREATE INDEX book_digests_file_name ON book_digests (file_name_md5);
 `;
 
+const SYNC_DOCUMENTS = `
+CREATE TABLE sync_documents (
+  user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  document TEXT NOT NULL,
+  progress TEXT NOT NULL,
+  percentage REAL NOT NULL,
+  device TEXT NOT NULL,
+  device_id TEXT NOT NULL,
+  updated_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, document)
+) WITHOUT ROWID;
+`;
+
 /** The schema history, oldest first. Append new steps; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
@@ -209,6 +222,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 4, name: 'reading progress', sql: READING_PROGRESS },
   { version: 5, name: 'personal API keys', sql: API_KEYS },
   { version: 6, name: 'KOReader document digests', sql: BOOK_DIGESTS },
+  { version: 7, name: 'KOReader positions of unmatched documents', sql: SYNC_DOCUMENTS },
 ];
 
 /** Applies, each in its own transaction and in order, every migration the database has not recorded (a late gap is filled). Returns the versions applied. */

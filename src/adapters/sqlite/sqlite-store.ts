@@ -9,6 +9,7 @@ import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repositor
 import { SqliteOneTimeCodeRepository } from './sqlite-one-time-code-repository.js';
 import { SqliteProgressRepository } from './sqlite-progress-repository.js';
 import { SqliteShelfRepository } from './sqlite-shelf-repository.js';
+import { SqliteSyncDocumentRepository } from './sqlite-sync-document-repository.js';
 import { SqliteTokenRevocationRepository } from './sqlite-token-revocation-repository.js';
 import { SqliteUserRepository } from './sqlite-user-repository.js';
 
@@ -24,6 +25,7 @@ export interface SqliteStore {
   readonly apiKeys: SqliteApiKeyRepository;
   readonly progress: SqliteProgressRepository;
   readonly digests: SqliteBookDigestRepository;
+  readonly syncDocuments: SqliteSyncDocumentRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -60,6 +62,7 @@ export function createSqliteStore(dataDir: string): SqliteStore {
     apiKeys: new SqliteApiKeyRepository(db),
     progress: new SqliteProgressRepository(db),
     digests: new SqliteBookDigestRepository(db),
+    syncDocuments: new SqliteSyncDocumentRepository(db),
     health: new SqliteHealthCheck(db),
     close: async () => {
       if (counters !== db && counters.open) counters.close();

@@ -1,4 +1,5 @@
 import { count, limitOutcome, race, basic, type Race } from './race.js';
+import { koreaderHeaders } from '../../support/koreader.js';
 import { PASSWORD } from './race-world.js';
 
 /** The production policies: 10 failures per account, 100 per client address. */
@@ -57,6 +58,20 @@ export const throttleRaces: Race[] = [
     const from = w.address();
     const answers = await w.burst(BURST, (i) =>
       w.send('GET', '/opds', { headers: basic(victim.username, `stk_${String(i).padStart(43, 'R')}`), from }));
+    return limitOutcome(answers, count(answers, 401, 200), ADDRESS_LIMIT);
+  }),
+  race('RACE-KOSYNC-ACCOUNT', '149 wrong KOReader keys and the right one at once on one account from 150 addresses: at most 10 reach the lookup', async (w) => {
+    const victim = await w.fresh('kosync');
+    const key = (await w.send('POST', '/api/auth/keys', { token: victim.token, body: { name: 'kobo' } })).body.key as string;
+    const answers = await w.burst(BURST, (i) =>
+      w.send('GET', '/kosync/users/auth', { headers: koreaderHeaders(victim.username, i === BURST - 1 ? key : `stk_${i}`), from: w.address() }));
+    // 401 and 200 reached the key lookup; 429 was refused before it.
+    return limitOutcome(answers, count(answers, 401, 200), ACCOUNT_LIMIT);
+  }),
+  race('RACE-KOSYNC-ADDRESS', '150 wrong KOReader keys at once from one address over 150 usernames: at most 100 reach the lookup', async (w) => {
+    const from = w.address();
+    const answers = await w.burst(BURST, (i) =>
+      w.send('PUT', '/kosync/syncs/progress', { headers: koreaderHeaders(`reader${i}k`, `stk_${i}`), body: { document: 'a'.repeat(32) }, from }));
     return limitOutcome(answers, count(answers, 401, 200), ADDRESS_LIMIT);
   }),
 ];

@@ -28,6 +28,7 @@ const DOMAIN: Constructors<typeof catalogue> = {
   permissionDenied: () => catalogue.permissionDenied(),
   localLoginDisabled: () => catalogue.localLoginDisabled(),
   registrationClosed: () => catalogue.registrationClosed(),
+  kosyncRegistrationClosed: () => catalogue.kosyncRegistrationClosed(),
   passwordNotSet: () => catalogue.passwordNotSet(),
   invalidCurrentPassword: () => catalogue.invalidCurrentPassword(),
   accountDisabled: () => catalogue.accountDisabled(),

@@ -36,6 +36,17 @@ describe('DeleteUser', () => {
     expect((await w.store.apiKeys.listByOwner(other.id, { page: 1, pageSize: 10 })).items.map((k) => k.name)).toEqual(['kindle']);
   });
 
+  it("deletes the account's KOReader positions of unmatched documents and no one else's", async () => {
+    const { user, actor } = await w.storeUser();
+    const { actor: other } = await w.storeUser();
+    const position = { document: 'cd'.repeat(16), progress: '12', percentage: 0.1, device: 'Kobo', deviceId: 'K1' };
+    await w.pushSyncProgress.execute(actor, position);
+    await w.pushSyncProgress.execute(other, position);
+    await w.deleteUser.execute(admin, user.id);
+    expect(await w.store.syncDocuments.get(user.id, position.document)).toBeNull();
+    expect(await w.store.syncDocuments.get(other.id, position.document)).toMatchObject({ progress: '12' });
+  });
+
   it('refuses to delete the last active admin with last_admin, but deletes an admin who has a peer', async () => {
     const { user: first } = await w.storeUser({ roles: ['admin'] });
     expect(await errorOf(w.deleteUser.execute(admin, first.id))).toMatchObject({ kind: 'conflict', code: 'last_admin' });

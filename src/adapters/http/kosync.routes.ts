@@ -1,0 +1,69 @@
+import express, { type Request, type Response, type Router } from 'express';
+import type { ZodType } from 'zod';
+import type { AuthenticateSyncUser } from '../../application/use-cases/authenticate-sync-user.js';
+import type { PullSyncProgress } from '../../application/use-cases/pull-sync-progress.js';
+import type { PushSyncProgress } from '../../application/use-cases/push-sync-progress.js';
+import type { Actor } from '../../domain/actor.js';
+import { invalidInput, kosyncRegistrationClosed } from '../../domain/error-catalogue.js';
+import { SYNC_LIMITS } from '../../domain/kosync.js';
+import { kosyncErrors, kosyncJsonBody, presentSyncState, sendKosync } from './kosync-responses.js';
+import { z } from './zod.js';
+
+export interface KosyncDeps {
+  readonly authenticate: AuthenticateSyncUser;
+  readonly push: PushSyncProgress;
+  readonly pull: PullSyncProgress;
+}
+
+/** KOReader's push (`progress` is a string, `percentage` a number); its optional `metadata` and `identifiers` are accepted and ignored, any other field refused. */
+const PushBody = z.strictObject({
+  document: z.string().min(1).max(SYNC_LIMITS.document),
+  progress: z.string().max(SYNC_LIMITS.progress),
+  percentage: z.number().min(0).max(1),
+  device: z.string().max(SYNC_LIMITS.device),
+  device_id: z.string().max(SYNC_LIMITS.deviceId),
+  metadata: z.unknown().optional(),
+  identifiers: z.unknown().optional(),
+});
+const DocumentParams = z.object({ document: z.string().min(1).max(SYNC_LIMITS.document) });
+
+function parse<T>(schema: ZodType<T>, value: unknown, location: 'body' | 'path'): T {
+  const result = schema.safeParse(value);
+  if (result.success) return result.data;
+  throw invalidInput(`The request ${location} is invalid.`, result.error.issues.map((i) => ({ location, field: i.path.map(String).join('.') || '(root)', message: i.message })));
+}
+
+const header = (req: Request, name: string): string => {
+  const value = req.headers[name];
+  return typeof value === 'string' ? value : '';
+};
+const actorOf = (res: Response): Actor => res.locals['kosyncActor'] as Actor;
+
+/**
+ * KOReader's progress-sync server, mounted at /kosync (documented in docs/koreader.md, not in
+ * /openapi.json). Every route but registration checks `x-auth-user` and `x-auth-key` before any body is read.
+ */
+export function kosyncRouter(deps: KosyncDeps): Router {
+  const router = express.Router();
+  const signIn = async (req: Request, res: Response, next: () => void) => {
+    const credentials = { username: header(req, 'x-auth-user'), keyMd5: header(req, 'x-auth-key') };
+    res.locals['kosyncActor'] = await deps.authenticate.execute(credentials, req.ip ?? 'unknown');
+    next();
+  };
+
+  router.post('/users/create', () => {
+    throw kosyncRegistrationClosed();
+  });
+  router.get('/users/auth', signIn, (_req, res) => sendKosync(res, 200, { authorized: 'OK' }));
+  router.put('/syncs/progress', signIn, kosyncJsonBody, async (req, res) => {
+    const { document, progress, percentage, device, device_id: deviceId } = parse(PushBody, req.body, 'body');
+    sendKosync(res, 200, await deps.push.execute(actorOf(res), { document, progress, percentage, device, deviceId }));
+  });
+  router.get('/syncs/progress/:document', signIn, async (req, res) => {
+    const { document } = parse(DocumentParams, req.params, 'path');
+    const state = await deps.pull.execute(actorOf(res), document);
+    sendKosync(res, 200, state ? presentSyncState(state) : {});
+  });
+  router.use(kosyncErrors);
+  return router;
+}
