@@ -4,7 +4,7 @@ import {
   CreateShelf, CreateUser, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, FindUserByUsername,
   GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles, ListShelfBooks,
   ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY, OidcAccounts, OidcAttemptLimiter,
-  ReconcileBookStorage, RegisterUser, RemoveBookFromShelf, ResetPassword, RevokeApiKey, StartOidcLink, StartOidcLogin,
+  PurgeExpiredRecords, ReconcileBookStorage, RegisterUser, RemoveBookFromShelf, ResetPassword, RevokeApiKey, RunHousekeeping, StartOidcLink, StartOidcLogin,
   UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { Config } from './config.js';
@@ -55,6 +55,12 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(UpdateProgress, (p) => new UpdateProgress(p.BookRepository, p.ProgressRepository, p.Clock));
   singleton(DeleteProgress, (p) => new DeleteProgress(p.BookRepository, p.ProgressRepository));
   singleton(ReconcileBookStorage, (p) => new ReconcileBookStorage(p.BookRepository, p.UploadStaging, p.BlobStore, p.Clock));
+  singleton(PurgeExpiredRecords, (p) => new PurgeExpiredRecords(p.TokenRevocationRepository, p.OneTimeCodeRepository, p.Clock));
+  singleton(RunHousekeeping, (p, c) => new RunHousekeeping(p.HousekeepingLease, p.Clock, p.Logger, [
+    ...p.StoreHousekeeping,
+    { name: 'expired records purged', run: () => c.resolve(PurgeExpiredRecords).execute() },
+    { name: 'book storage reconciled', run: () => c.resolve(ReconcileBookStorage).execute() },
+  ]));
 
   singleton(ListShelves, (p) => new ListShelves(p.ShelfRepository));
   singleton(CreateShelf, (p) => new CreateShelf(p.ShelfRepository, p.BookRepository, p.Clock, p.IdGenerator));
