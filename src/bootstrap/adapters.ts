@@ -1,4 +1,3 @@
-import { randomBytes } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -10,17 +9,17 @@ import { OidcStateCookie } from '../adapters/http/oidc-state-cookie.js';
 import type { RateCounter } from '../adapters/http/rate-limit.js';
 import { BcryptPasswordHasher } from '../adapters/identity/bcrypt-password-hasher.js';
 import { CryptoSecretGenerator } from '../adapters/identity/crypto-secret-generator.js';
-import { loadOrCreateJwtSecret } from '../adapters/identity/jwt-secret.js';
+import { jwtSecretFrom } from '../adapters/identity/jwt-secret.js';
 import { JwtTokenService } from '../adapters/identity/jwt-token-service.js';
 import { OpenIdClientProvider } from '../adapters/identity/openid-client-provider.js';
 import { RandomIdGenerator } from '../adapters/identity/random-id-generator.js';
 import { SystemClock } from '../adapters/identity/system-clock.js';
+import { InProcessLease } from '../adapters/memory/in-process-lease.js';
 import { createMemoryStore } from '../adapters/memory/memory-store.js';
 import { SafeMetadataReader } from '../adapters/metadata/safe-metadata-reader.js';
 import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
 import type { Clock } from '../application/ports.js';
 import type { Config } from './config.js';
-import type { HousekeepingLease } from './housekeeping-lease.js';
 import { PORTS, type Ports } from './tokens.js';
 
 /** The adapters' resources, to release on shutdown. */
@@ -29,8 +28,6 @@ export interface OpenedAdapters {
   readonly storageRoot: string;
   /** Budgets shared by every instance (MongoDB); null: each process counts its own. */
   readonly rateCounter: RateCounter | null;
-  /** Keeps start-up housekeeping to one instance at a time (MongoDB); null: the one process runs it. */
-  readonly housekeepingLease: HousekeepingLease | null;
   /** Closes the store alone, the service still up: a store outage, for tests. */
   closeStore(): Promise<void>;
   dispose(): Promise<void>;
@@ -40,8 +37,8 @@ export interface OpenedAdapters {
 export async function registerAdapters(di: DependencyContainer, config: Config, logger: Logger, clock?: Clock): Promise<OpenedAdapters> {
   const store = await openStore(config);
   const hasher = new BcryptPasswordHasher({ cost: config.bcryptCost });
-  const secret = jwtSecret(config, logger);
   const ephemeral = config.store.kind === 'memory';
+  const secret = jwtSecretFrom({ configured: config.jwtSecret, dataDir: config.dataDir, ephemeral }, (details, message) => logger.warn(details, message));
   const storageRoot = ephemeral ? await mkdtemp(join(tmpdir(), 'stacks-books-')) : config.dataDir;
   const reader = new SafeMetadataReader();
   const time = clock ?? new SystemClock();
@@ -69,6 +66,8 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('BlobStore', 'blobs' in store ? store.blobs : new FsBlobStore(storageRoot)); // GridFS for MongoDB
   register('MetadataReader', reader);
   register('SecretGenerator', new CryptoSecretGenerator());
+  register('HousekeepingLease', 'housekeepingLease' in store ? store.housekeepingLease : new InProcessLease()); // one instance at a time on MongoDB
+  register('StoreHousekeeping', 'housekeeping' in store ? store.housekeeping : []);
   if (config.oidc) {
     register('OidcProvider', new OpenIdClientProvider(config.oidc));
     di.registerInstance(OidcStateCookie, new OidcStateCookie({ secret, secure: config.publicUrl.startsWith('https:') }));
@@ -77,7 +76,6 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   return {
     storageRoot,
     rateCounter: 'rateCounter' in store ? store.rateCounter : null,
-    housekeepingLease: 'housekeepingLease' in store ? store.housekeepingLease : null,
     closeStore: () => store.close(),
     dispose: async () => {
       await reader.close();
@@ -100,13 +98,4 @@ async function openStore(config: Config) {
       return createMongoStore(config.store.url);
     }
   }
-}
-
-function jwtSecret(config: Config, logger: Logger): string {
-  if (config.jwtSecret) return config.jwtSecret;
-  if (config.store.kind === 'memory') return randomBytes(48).toString('base64url');
-  const { secret, generated, insecureMode } = loadOrCreateJwtSecret(config.dataDir, undefined);
-  if (generated) logger.warn({ file: 'DATA_DIR/jwt-secret' }, 'JWT_SECRET is not set: generated one and kept it in DATA_DIR');
-  if (insecureMode) logger.warn({ file: 'DATA_DIR/jwt-secret' }, 'the JWT secret file is readable by others: chmod 600 it');
-  return secret;
 }

@@ -1,17 +1,8 @@
 #!/usr/bin/env node
 import 'reflect-metadata';
-import { text } from 'node:stream/consumers';
-import { runStacksCli } from './run-stacks-cli.js';
+import { runOnProcess } from '../adapters/cli/cli-io.js';
 import { loadDotEnv } from './config.js';
+import { runStacksCli } from './run-stacks-cli.js';
 
 loadDotEnv();
-const io = { stdout: process.stdout, stderr: process.stderr, readStdin: () => text(process.stdin) };
-runStacksCli(process.argv.slice(2), process.env, io).then(
-  (code) => {
-    process.exitCode = code;
-  },
-  (error: unknown) => {
-    process.stderr.write(`stacks: ${(error as Error).message}\n`);
-    process.exitCode = 1;
-  },
-);
+runOnProcess((io) => runStacksCli(process.argv.slice(2), process.env, io));

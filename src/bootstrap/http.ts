@@ -22,7 +22,7 @@ import type { StacksContainer } from './container.js';
 import { portsOf } from './tokens.js';
 
 /** Every route and the OPDS catalog, each over the use cases registered under their class. */
-export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
+export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
   const { Config: config, Logger: logger, HealthCheck: health } = portsOf(di);
   const oidcFlow = config.oidc
     ? {
@@ -30,6 +30,7 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
       link: di.resolve(StartOidcLink), cookie: di.resolve(OidcStateCookie),
     }
     : null;
+  const rateLimits = config.rateLimits && { ...config.rateLimits, shared: rateCounter ?? undefined }; // shared by every instance on MongoDB
   const authConfig = {
     registration_enabled: config.registrationOpen && config.localLogin,
     local_login_enabled: config.localLogin,
@@ -37,7 +38,7 @@ export function httpDepsFrom({ di }: StacksContainer): HttpDeps {
   };
   return {
     logger,
-    settings: { publicUrl: config.publicUrl, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, rateLimits: config.rateLimits },
+    settings: { publicUrl: config.publicUrl, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, rateLimits },
     authenticate: di.resolve(Authenticate),
     routes: [
       ...healthRoutes(health),

@@ -1,29 +1,23 @@
 import type { Server } from 'node:http';
-import type { AddressInfo } from 'node:net';
 import type { Logger } from 'pino';
 import { createApp } from '../adapters/http/app.js';
-import { createHttpServer } from '../adapters/http/http-server.js';
+import { createHttpServer, listen } from '../adapters/http/http-server.js';
+import { BootstrapAdmin, RunHousekeeping, type HousekeepingOutcome } from '../index.js';
 import type { Config } from './config.js';
 import { buildContainer, type StacksContainer } from './container.js';
 import { httpDepsFrom } from './http.js';
-import { underLease } from './housekeeping-lease.js';
-import { housekeeping, prepare } from './prepare.js';
-
-/** How start-up housekeeping ended: run here, left to the instance holding the lease, or failed (logged). */
-export type HousekeepingOutcome = 'done' | 'held-elsewhere' | 'failed';
 
 export interface RunningStacks {
   readonly server: Server;
   readonly port: number;
-  /** Settles once the housekeeping started after listening has ended; it never rejects. */
-  readonly housekeeping: Promise<HousekeepingOutcome>;
+  /** Settles once the housekeeping started after listening has ended ('failed': logged); it never rejects. */
+  readonly housekeeping: Promise<HousekeepingOutcome | 'failed'>;
   close(): Promise<void>;
 }
 
 /**
- * Opens the store, creates the bootstrap admin, listens (ready at once) with timeouts against slow
- * clients, then runs housekeeping in the background: under the store's lease on MongoDB, in-process
- * otherwise.
+ * Opens the store, creates the bootstrap admin, listens (ready at once), then runs housekeeping in
+ * the background, one instance at a time under the store's lease.
  */
 export async function startStacks(config: Config, logger: Logger): Promise<RunningStacks> {
   const container = await buildContainer(config, logger);
@@ -34,28 +28,21 @@ export async function startStacks(config: Config, logger: Logger): Promise<Runni
   };
   try {
     await prepare(container, config, logger);
-    const deps = httpDepsFrom(container);
-    const shared = container.rateCounter ?? undefined;
-    const rateLimits = deps.settings.rateLimits && { ...deps.settings.rateLimits, shared };
-    const server = createHttpServer(createApp({ ...deps, settings: { ...deps.settings, rateLimits } }));
-    await new Promise<void>((resolve, reject) => {
-      server.once('error', reject);
-      server.listen(config.port, config.host, () => resolve());
+    const server = createHttpServer(createApp(httpDepsFrom(container)));
+    const port = await listen(server, config.port, config.host);
+    const housekeeping = container.di.resolve(RunHousekeeping).execute().catch((err: unknown) => {
+      if (!stopping) logger.error({ err }, 'housekeeping failed; the next start tries again');
+      return 'failed' as const;
     });
-    return { server, port: (server.address() as AddressInfo).port, housekeeping: runHousekeeping(container, logger, () => stopping), close };
+    return { server, port, housekeeping, close };
   } catch (error) {
     await close();
     throw error;
   }
 }
 
-async function runHousekeeping(container: StacksContainer, logger: Logger, stopping: () => boolean): Promise<HousekeepingOutcome> {
-  try {
-    const ran = await underLease(container.housekeepingLease, () => housekeeping(container, logger), logger);
-    if (!ran) logger.info('housekeeping left to the instance holding its lease');
-    return ran ? 'done' : 'held-elsewhere';
-  } catch (err) {
-    if (!stopping()) logger.error({ err }, 'housekeeping failed; the next start tries again');
-    return 'failed';
-  }
+/** Before listening, only the bootstrap admin: one lookup and at most one insert (another instance may win it). */
+export async function prepare({ di }: StacksContainer, config: Config, logger: Logger): Promise<void> {
+  const created = config.admin && (await di.resolve(BootstrapAdmin).execute(config.admin));
+  if (created) logger.info({ username: created.username }, 'bootstrap admin created');
 }

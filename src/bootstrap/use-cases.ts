@@ -1,13 +1,13 @@
 import { instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import {
-  AddBookToShelf, Authenticate, AuthenticateApiKey, BackfillBookDigests, BootstrapAdmin, ChangePassword, CompleteOidcLogin,
-  CreateApiKey, CreateShelf, CreateUser, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, FindUserByUsername,
-  GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles, ListShelfBooks,
-  ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY, OidcAccounts, OidcAttemptLimiter,
-  ReconcileBookStorage, RegisterUser, RemoveBookFromShelf, ResetPassword, RevokeApiKey, StartOidcLink, StartOidcLogin,
-  UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
+  AddBookToShelf, Authenticate, AuthenticateApiKey, AuthenticateSyncUser, BackfillBookDigests, BootstrapAdmin, ChangePassword,
+  CompleteOidcLogin, CreateApiKey, CreateShelf, CreateUser, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode,
+  FindUserByUsername, GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles,
+  ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY, OidcAccounts,
+  OidcAttemptLimiter, PullSyncProgress, PurgeExpiredRecords, PushSyncProgress, ReconcileBookStorage, RegisterUser,
+  RemoveBookFromShelf, ResetPassword, RevokeApiKey, RunHousekeeping, StartOidcLink, StartOidcLogin, UpdateBook, UpdateProgress,
+  UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
-import { AuthenticateSyncUser, PullSyncProgress, PushSyncProgress } from '../index.js';
 import type { Config } from './config.js';
 import { portsOf, type Ports } from './tokens.js';
 
@@ -61,6 +61,13 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(PullSyncProgress, (p) => new PullSyncProgress(p.BookDigestRepository, p.ProgressRepository, p.SyncDocumentRepository));
   singleton(ReconcileBookStorage, (p) => new ReconcileBookStorage(p.BookRepository, p.UploadStaging, p.BlobStore, p.Clock));
   singleton(BackfillBookDigests, (p) => new BackfillBookDigests(p.BookRepository, p.BookDigestRepository, p.BlobStore, p.SecretGenerator));
+  singleton(PurgeExpiredRecords, (p) => new PurgeExpiredRecords(p.TokenRevocationRepository, p.OneTimeCodeRepository, p.Clock));
+  singleton(RunHousekeeping, (p, c) => new RunHousekeeping(p.HousekeepingLease, p.Clock, p.Logger, [
+    ...p.StoreHousekeeping,
+    { name: 'expired records purged', run: () => c.resolve(PurgeExpiredRecords).execute() },
+    { name: 'book storage reconciled', run: () => c.resolve(ReconcileBookStorage).execute() },
+    { name: 'KOReader digests backfilled', run: () => c.resolve(BackfillBookDigests).execute() },
+  ]));
 
   singleton(ListShelves, (p) => new ListShelves(p.ShelfRepository));
   singleton(CreateShelf, (p) => new CreateShelf(p.ShelfRepository, p.BookRepository, p.Clock, p.IdGenerator));

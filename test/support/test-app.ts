@@ -5,7 +5,7 @@ import { createApp } from '../../src/adapters/http/app.js';
 import { loadConfig, type Config } from '../../src/bootstrap/config.js';
 import { buildContainer, type ContainerOverrides, type StacksContainer } from '../../src/bootstrap/container.js';
 import { httpDepsFrom } from '../../src/bootstrap/http.js';
-import { prepare } from '../../src/bootstrap/prepare.js';
+import { prepare } from '../../src/bootstrap/server.js';
 
 export const TEST_JWT_SECRET = 'test-secret-that-is-at-least-32-bytes-long!!';
 

@@ -1,3 +1,5 @@
+import { text } from 'node:stream/consumers';
+
 /** Where a command writes and what it may read; process streams in production, buffers in tests. */
 export interface CliIo {
   readonly stdout: NodeJS.WritableStream & { readonly isTTY?: boolean };
@@ -23,4 +25,18 @@ export async function passwordFromStdin(io: CliIo): Promise<string> {
   const password = text.split(/\r?\n/)[0] ?? '';
   if (password === '') throw new UsageError('no password on standard input');
   return password;
+}
+
+/** Runs the program on the process's streams and sets its exit code; an unexpected error is one line on stderr, exit 1. */
+export function runOnProcess(program: (io: CliIo) => Promise<number>): void {
+  const io: CliIo = { stdout: process.stdout, stderr: process.stderr, readStdin: () => text(process.stdin) };
+  program(io).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      say(process.stderr, `stacks: ${(error as Error).message}`);
+      process.exitCode = EXIT_FAILED;
+    },
+  );
 }

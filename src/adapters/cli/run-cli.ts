@@ -8,7 +8,7 @@ import { DomainError, ValidationError } from '../../domain/errors.js';
 import { canUploadBook } from '../../domain/policies.js';
 import type { User } from '../../domain/user.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, passwordFromStdin, say, UsageError, type CliIo } from './cli-io.js';
-import { USAGE, type Command } from './commands.js';
+import { parseCommand, USAGE, type Command } from './commands.js';
 import { importFolder } from './import-books.js';
 import { runKeyCommand, type KeyCliDeps } from './key-commands.js';
 
@@ -90,4 +90,35 @@ export async function runCommand(command: Command, deps: CliDeps, io: CliIo): Pr
 export function usageError(error: UsageError, io: CliIo): number {
   say(io.stderr, `error: ${error.message}\n\n${USAGE}`);
   return EXIT_USAGE;
+}
+
+/** The use cases one run of `stacks` drives, and how to let go of the store behind them. */
+export interface CliSession {
+  readonly deps: CliDeps;
+  close(): Promise<void>;
+}
+
+/**
+ * Runs `stacks <argv>` and returns the exit code: usage errors before anything opens, then the
+ * session `open` gives (or the message it returns when the configuration is wrong: exit 1).
+ */
+export async function runCli(argv: readonly string[], io: CliIo, open: () => Promise<CliSession | string>): Promise<number> {
+  let command;
+  try {
+    command = parseCommand(argv);
+  } catch (error) {
+    if (error instanceof UsageError) return usageError(error, io);
+    throw error;
+  }
+  if (command.name === 'help') return runCommand(command, {} as CliDeps, io);
+  const session = await open();
+  if (typeof session === 'string') {
+    say(io.stderr, session);
+    return EXIT_FAILED;
+  }
+  try {
+    return await runCommand(command, session.deps, io);
+  } finally {
+    await session.close();
+  }
 }

@@ -71,3 +71,20 @@ export function loadOrCreateJwtSecret(dataDir: string, configured?: string): Jwt
   if (kept === null) throw new Error(`The JWT secret file ${path} disappeared while starting`);
   return { secret: kept.secret, generated, insecureMode: (kept.mode & 0o077) !== 0 };
 }
+
+/** Where the JWT secret comes from: JWT_SECRET, else DATA_DIR's file; a store with no DATA_DIR (`memory:`) gets a fresh one per process. */
+export interface JwtSecretSource {
+  readonly configured: string | undefined;
+  readonly dataDir: string;
+  readonly ephemeral: boolean;
+}
+
+/** The secret to sign with; warns when one was generated into DATA_DIR, or its file is readable by others. */
+export function jwtSecretFrom(source: JwtSecretSource, warn: (details: object, message: string) => void): string {
+  if (source.configured) return source.configured;
+  if (source.ephemeral) return randomBytes(48).toString('base64url');
+  const { secret, generated, insecureMode } = loadOrCreateJwtSecret(source.dataDir);
+  if (generated) warn({ file: 'DATA_DIR/jwt-secret' }, 'JWT_SECRET is not set: generated one and kept it in DATA_DIR');
+  if (insecureMode) warn({ file: 'DATA_DIR/jwt-secret' }, 'the JWT secret file is readable by others: chmod 600 it');
+  return secret;
+}

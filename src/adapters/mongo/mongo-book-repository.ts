@@ -21,6 +21,7 @@ export class MongoBookRepository implements BookRepository {
   private readonly books: Collection<BookDocument>;
   private readonly members: Collection<{ _id: string; shelfId: string; bookId: string }>;
   private readonly progress: Collection<ProgressDocument>;
+  private gramsComplete = false;
 
   constructor(private readonly db: Db) {
     this.books = db.collection<BookDocument>('books');
@@ -98,7 +99,7 @@ export class MongoBookRepository implements BookRepository {
   private async searchPage(query: BookQuery): Promise<Slice<Book>> {
     const reading = query.status !== undefined || query.sort.field === 'read';
     const rows = reading ? await readerProgress(this.progress, query.reader) : [];
-    const plan = searchPlan(query);
+    const plan = searchPlan(query, query.q === undefined || await this.everyBookHasGrams());
     const filter = { ...plan.filter, ...statusFilter(query, rows) };
     if (query.sort.field === 'read') return readOrderedPage(this.books, query, filter, rows);
     const { sort } = plan;
@@ -121,6 +122,15 @@ export class MongoBookRepository implements BookRepository {
     const documents = await this.books.find(filter, limited).sort(reversed(sort))
       .skip(Math.max(0, fromEnd)).limit(query.pageSize + Math.min(0, fromEnd)).toArray();
     return { items: documents.reverse().map(toBook), total };
+  }
+
+  /**
+   * Whether no book still waits for its search grams (the backfill runs after listening); once true it
+   * stays true, as every write stores the grams. Index: books_search_tokens (missing held as null).
+   */
+  private async everyBookHasGrams(): Promise<boolean> {
+    this.gramsComplete ||= (await this.books.findOne({ searchTokens: null as unknown as undefined }, { projection: { _id: 1 }, ...limited })) === null;
+    return this.gramsComplete;
   }
 
   private async rethrow(error: unknown, book: Book): Promise<never> {

@@ -41,16 +41,20 @@ export interface SearchPlan {
   readonly inMemorySort: boolean;
 }
 
-/** Every value is a string built here from the parsed query; user text only ever reaches `$regex` escaped. */
-export function searchPlan(query: BookQuery): SearchPlan {
+/**
+ * Every value is a string built here from the parsed query; user text only ever reaches `$regex` escaped.
+ * `grams`: whether every book has its search grams; until the backfill after an upgrade is done, `q`
+ * matches the search text alone, so a book not yet migrated is still found (reading every search text).
+ */
+export function searchPlan(query: BookQuery, grams = true): SearchPlan {
   const filter: Filter<BookDocument> = {};
   let selectiveIndex: string | null = null;
   const pick = (index: string) => { selectiveIndex ??= index; };
   if (query.q) {
     const q = String(query.q).slice(0, MAX_QUERY_LENGTH).toLowerCase();
-    const grams = queryGrams(q);
-    if (grams) {
-      filter.searchTokens = { $all: grams };
+    const tokens = grams ? queryGrams(q) : null;
+    if (tokens) {
+      filter.searchTokens = { $all: tokens };
       pick('books_search_tokens');
     }
     filter.searchText = { $regex: escapeRegex(q) };

@@ -1,4 +1,5 @@
 import type { Collection, Db } from 'mongodb';
+import type { HousekeepingLease } from '../../application/ports.js';
 import { isDuplicateId } from './mongo-database.js';
 
 interface LeaseDocument {
@@ -13,7 +14,7 @@ interface LeaseDocument {
  * two instances racing for it both write the same `_id` and one loses on the duplicate key. Expiry
  * compares instance clocks: keep the lease several times longer than the skew between them.
  */
-export class MongoLease {
+export class MongoLease implements HousekeepingLease {
   private readonly leases: Collection<LeaseDocument>;
 
   constructor(db: Db, private readonly name: string, private readonly holder: string, readonly ttlMs: number) {

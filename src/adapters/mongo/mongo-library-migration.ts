@@ -7,23 +7,34 @@ import { LIBRARY_INDEXES, SUPERSEDED_INDEXES } from './mongo-library-indexes.js'
 import type { MemberDocument } from './mongo-shelf-members.js';
 import { MEMBER_ORDER } from './mongo-shelf-members.js';
 
-/** Documents read and written per round trip by the start-up migration. */
+/** Documents read and written per round trip by the migration. */
 export const MIGRATION_BATCH = 500;
 
 /**
- * Brings books, shelves and shelf_books up to the current layout; idempotent, safe to run at every
- * start (each step finds nothing left to do once done). Memory stays bounded by MIGRATION_BATCH.
+ * Before listening: brings the library's indexes to the current layout (renumbering clashing shelf
+ * positions first, once, so the unique slot index can be built). Idempotent; on every start but the
+ * first after an upgrade each step finds nothing to do. Memory stays bounded by MIGRATION_BATCH.
  */
-export async function migrateLibrary(db: Db): Promise<void> {
+export async function migrateLibraryIndexes(db: Db): Promise<void> {
   if (await hasIndex(db, 'shelf_books', 'shelf_books_position')) await renumberClashingPositions(db);
   for (const [collection, names] of Object.entries(SUPERSEDED_INDEXES)) {
     for (const name of names) await db.collection(collection).dropIndex(name).catch(ignoreMissingIndex);
   }
   for (const [collection, indexes] of Object.entries(LIBRARY_INDEXES)) await db.collection(collection).createIndexes(indexes);
+}
+
+/** The whole migration at once (the indexes, then the search grams), as housekeeping and tests run it. */
+export async function migrateLibrary(db: Db): Promise<void> {
+  await migrateLibraryIndexes(db);
   await backfillSearchTokens(db);
 }
 
-/** Gives each book stored before `searchTokens` existed its grams (index: books_search_tokens, which holds missing as null). */
+/**
+ * After listening, under the housekeeping lease: gives each book stored before `searchTokens` existed
+ * its grams, MIGRATION_BATCH at a time through one cursor (index: books_search_tokens, which holds
+ * missing as null). Resumable: the missing field is the progress mark, so a run cut short leaves the
+ * rest to the next. Until none is left, book search matches `q` on the search text alone.
+ */
 export async function backfillSearchTokens(db: Db): Promise<number> {
   const books = db.collection<BookDocument>('books');
   const cursor = books.find({ searchTokens: null as unknown as undefined },

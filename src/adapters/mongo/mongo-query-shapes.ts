@@ -20,20 +20,27 @@ const SEARCH_FILTERS: readonly Partial<BookQuery>[] = [
   { q: 'abc', author: 'a', tag: 't', format: 'epub' }, { author: 'a', tag: 't' }, { tag: 't', format: 'epub' },
 ];
 
-const SHORT_QUERY_COUNT = 'counting a q shorter than a gram (3 characters) reads every search text, within maxTimeMS';
+/** Each search filter, and each with a `q` once more as searched before the search-gram backfill has finished. */
+const searchFilters = (): [Partial<BookQuery>, boolean][] => SEARCH_FILTERS.flatMap((f) => (f.q ? [[f, true], [f, false]] : [[f, true]]));
 
-/** Every shape book search sends: each filter combination, each order both ways, and each order read backwards for a deep page. */
+const SHORT_QUERY_COUNT = 'counting a q shorter than a gram (3 characters) reads every search text, within maxTimeMS';
+const BEFORE_BACKFILL = 'until the search grams are backfilled after an upgrade, counting a q reads every search text, within maxTimeMS';
+
+/**
+ * Every shape book search sends: each filter combination, each order both ways, and each order read
+ * backwards for a deep page.
+ */
 function searchShapes(): QueryShape[] {
   const shapes: QueryShape[] = [];
-  for (const extra of SEARCH_FILTERS) {
+  for (const [extra, grams] of searchFilters()) {
     for (const field of BOOK_SORTS) {
       for (const descending of [false, true]) {
-        const plan = searchPlan({ page: 1, pageSize: 20, sort: { field, descending }, ...extra });
+        const plan = searchPlan({ page: 1, pageSize: 20, sort: { field, descending }, ...extra }, grams);
         const base = { collection: 'books' as const, filter: Object.keys(plan.filter), index: plan.index, ...(plan.inMemorySort ? { inMemorySort: true as const } : {}) };
         shapes.push({ ...base, sort: plan.sort }, { ...base, sort: reversed(plan.sort) as Record<string, 1 | -1> });
         if (base.filter.length === 0) continue;
         const unindexed = plan.index.startsWith('books_') && !plan.inMemorySort && !('format' in plan.filter);
-        shapes.push({ collection: 'books', filter: base.filter, index: plan.index, ...(unindexed ? { scan: SHORT_QUERY_COUNT } : {}) });
+        shapes.push({ collection: 'books', filter: base.filter, index: plan.index, ...(unindexed ? { scan: grams ? SHORT_QUERY_COUNT : BEFORE_BACKFILL } : {}) });
       }
     }
   }
@@ -47,11 +54,11 @@ function searchShapes(): QueryShape[] {
  */
 function readingShapes(): QueryShape[] {
   const shapes: QueryShape[] = [];
-  for (const extra of SEARCH_FILTERS) {
+  for (const [extra, grams] of searchFilters()) {
     const sorts = new Set<string>();
     for (const field of BOOK_SORTS) {
       for (const descending of [false, true]) {
-        const plan = searchPlan({ page: 1, pageSize: 20, sort: { field, descending }, ...extra });
+        const plan = searchPlan({ page: 1, pageSize: 20, sort: { field, descending }, ...extra }, grams);
         for (const sort of [plan.sort, reversed(plan.sort), { _id: 1 }, { _id: -1 }, undefined]) sorts.add(JSON.stringify(sort ?? null));
         const filter = [...Object.keys(plan.filter), '_id'];
         for (const sort of sorts) {

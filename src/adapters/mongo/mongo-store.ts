@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { Document } from 'mongodb';
-import type { HealthCheck } from '../../application/ports.js';
+import type { HealthCheck, HousekeepingStep } from '../../application/ports.js';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoApiKeyRepository } from './mongo-api-key-repository.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
 import { MongoDatabase } from './mongo-database.js';
 import { MongoLease } from './mongo-lease.js';
-import { migrateLibrary } from './mongo-library-migration.js';
+import { backfillSearchTokens, migrateLibraryIndexes } from './mongo-library-migration.js';
 import { MongoLoginThrottleRepository } from './mongo-login-throttle-repository.js';
 import { MongoOneTimeCodeRepository } from './mongo-one-time-code-repository.js';
 import { MongoBookDigestRepository } from './mongo-book-digest-repository.js';
@@ -39,6 +39,8 @@ export interface MongoStore {
   readonly rateCounter: MongoRateCounter;
   /** Start-up housekeeping, one instance at a time. */
   readonly housekeepingLease: MongoLease;
+  /** This store's own housekeeping: the search-gram backfill, then the orphan-chunk sweep. */
+  readonly housekeeping: readonly HousekeepingStep[];
   close(): Promise<void>;
 }
 
@@ -70,11 +72,15 @@ export function canTakeMajorityWrites(hello: Document): boolean {
   return hello.isWritablePrimary === true && typeof hello.setName === 'string';
 }
 
-/** Connects to `url` (`mongodb://` or `mongodb+srv://`, database name in the path), creates the indexes, rekeys shelf names, builds the store. */
+/**
+ * Connects to `url` (`mongodb://` or `mongodb+srv://`, database name in the path), brings the indexes
+ * and the schema record up to date, rekeys shelf names, builds the store. Work that grows with the
+ * library (the search-gram backfill, the sweeps) is left to housekeeping, after listening.
+ */
 export async function createMongoStore(url: string, options: { serverSelectionTimeoutMS?: number } = {}): Promise<MongoStore> {
   const database = await MongoDatabase.connect(url, options);
   try {
-    await migrateLibrary(database.db);
+    await migrateLibraryIndexes(database.db);
     await database.ensureIndexes();
     await rekeyShelfNames(database.db);
   } catch (error) {
@@ -82,6 +88,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     throw error;
   }
   const { db } = database;
+  const blobs = new GridFsBlobStore(db);
   return {
     database,
     users: new MongoUserRepository(db),
@@ -95,9 +102,13 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     digests: new MongoBookDigestRepository(db),
     syncDocuments: new MongoSyncDocumentRepository(db),
     health: new MongoHealthCheck(database),
-    blobs: new GridFsBlobStore(db),
+    blobs,
     rateCounter: new MongoRateCounter(db),
     housekeepingLease: new MongoLease(db, 'housekeeping', `${hostname()}:${process.pid}:${randomUUID()}`, HOUSEKEEPING_LEASE_MS),
+    housekeeping: [
+      { name: 'search grams backfilled', run: async () => ({ booksMigrated: await backfillSearchTokens(db) }) },
+      { name: 'orphan chunks swept', run: async () => ({ orphanChunksRemoved: await blobs.removeOrphanChunks() }) },
+    ],
     close: () => database.close(),
   };
 }

@@ -2,7 +2,7 @@ import { pino } from 'pino';
 import { afterEach, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../../src/bootstrap/config.js';
 import { buildContainer, type StacksContainer } from '../../../src/bootstrap/container.js';
-import { prepare } from '../../../src/bootstrap/prepare.js';
+import { prepare } from '../../../src/bootstrap/server.js';
 import { PORTS, portsOf } from '../../../src/bootstrap/tokens.js';
 import { newLocalUser } from '../../../src/domain/user.js';
 import { instant } from '../../support/builders.js';

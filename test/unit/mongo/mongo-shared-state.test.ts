@@ -4,7 +4,7 @@ import request from 'supertest';
 import { createMongoStore, type MongoStore } from '../../../src/adapters/mongo/mongo-store.js';
 import { MongoLease } from '../../../src/adapters/mongo/mongo-lease.js';
 import { rateLimits } from '../../../src/adapters/http/rate-limit.js';
-import { underLease } from '../../../src/bootstrap/housekeeping-lease.js';
+import { RunHousekeeping } from '../../../src/application/use-cases/run-housekeeping.js';
 import { pino } from 'pino';
 import { instant } from '../../support/builders.js';
 import { mongoTestServer, MONGO_SERVER_NAMES, mongoServerKind, startCongoDb } from '../../support/mongo-server.js';
@@ -62,14 +62,17 @@ describe(`state every instance shares (${MONGO_SERVER_NAMES[mongoServerKind()]})
 
   it('runs housekeeping on one instance at a time: skipped while another holds the lease, released at the end', async () => {
     const quiet = pino({ level: 'silent' });
+    const clock = { now: () => new Date() };
     const ran: string[] = [];
     let finish = (): void => undefined;
-    const running = underLease(a.housekeepingLease, () => new Promise<void>((resolve) => { ran.push('a'); finish = resolve; }), quiet);
+    const slow = { name: 'slow', run: () => new Promise<object>((resolve) => { ran.push('a'); finish = () => resolve({}); }) };
+    const quick = { name: 'quick', run: async () => (ran.push('b'), {}) };
+    const running = new RunHousekeeping(a.housekeepingLease, clock, quiet, [slow]).execute();
     await expect.poll(() => ran).toEqual(['a']);
-    expect(await underLease(b.housekeepingLease, async () => void ran.push('b'), quiet)).toBe(false);
+    expect(await new RunHousekeeping(b.housekeepingLease, clock, quiet, [quick]).execute()).toBe('held-elsewhere');
     finish();
-    expect(await running).toBe(true);
-    expect(await underLease(b.housekeepingLease, async () => void ran.push('b'), quiet)).toBe(true);
+    expect(await running).toBe('done');
+    expect(await new RunHousekeeping(b.housekeepingLease, clock, quiet, [quick]).execute()).toBe('done');
     expect(ran).toEqual(['a', 'b']);
     expect(await a.database.db.collection('leases').countDocuments({ _id: 'housekeeping' as never })).toBe(0);
   });

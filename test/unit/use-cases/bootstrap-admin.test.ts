@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { aWorld, errorOf, type World } from '../../support/kit.js';
+import { GatedPasswordHasher } from '../../support/gated-password-hasher.js';
 
 let w: World;
 beforeEach(() => {
@@ -30,6 +31,19 @@ describe('BootstrapAdmin', () => {
     expect(await w.bootstrapAdmin.execute({ username: 'KEEPER', password: 'short' })).toBeNull();
     expect(await w.store.users.count()).toBe(1);
     expect(await w.store.users.findById(existing.id)).toMatchObject({ roles: ['user'], passwordHash: existing.passwordHash });
+  });
+
+  it('returns null when another instance creates that admin between its lookup and its insert, keeping the other account', async () => {
+    const hasher = new GatedPasswordHasher();
+    const world = aWorld({ hasher });
+    const gate = hasher.pauseNextHash();
+    const racing = world.bootstrapAdmin.execute(account);
+    await gate.arrived;
+    const { user: other } = await world.storeUser({ username: 'keeper', roles: ['admin'] });
+    gate.release();
+    expect(await racing).toBeNull();
+    expect(await world.store.users.count()).toBe(1);
+    expect(await world.store.users.findById(other.id)).toMatchObject({ username: 'keeper' });
   });
 
   it('refuses a password that is too short or too long for bcrypt, and stores nothing', async () => {

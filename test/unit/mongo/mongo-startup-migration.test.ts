@@ -1,0 +1,67 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { MongoClient, type Db } from 'mongodb';
+import { pino } from 'pino';
+import { toBookDocument } from '../../../src/adapters/mongo/mongo-book-documents.js';
+import { MongoBookRepository } from '../../../src/adapters/mongo/mongo-book-repository.js';
+import { MIGRATION_BATCH } from '../../../src/adapters/mongo/mongo-library-migration.js';
+import { createMongoStore } from '../../../src/adapters/mongo/mongo-store.js';
+import { loadConfig } from '../../../src/bootstrap/config.js';
+import { startStacks, type RunningStacks } from '../../../src/bootstrap/server.js';
+import { aBook } from '../../support/builders.js';
+import { MONGO_SERVER_NAMES, mongoServerKind, mongoTestServer } from '../../support/mongo-server.js';
+
+const LEGACY_BOOKS = MIGRATION_BATCH * 2 + 7;
+const quiet = pino({ level: 'silent' });
+let url: string;
+let client: MongoClient;
+let db: Db;
+const running: RunningStacks[] = [];
+
+const start = async () => {
+  const config = loadConfig({ DATABASE_URL: url, JWT_SECRET: 'start-up-migration-secret-0123456789-0123456789', PORT: '0', HOST: '127.0.0.1', LOG_LEVEL: 'silent' });
+  const instance = await startStacks(config, quiet);
+  running.push(instance);
+  return instance;
+};
+const waitingForGrams = () => db.collection('books').countDocuments({ searchTokens: { $exists: false } });
+const searchNeedle = (books: MongoBookRepository) =>
+  books.search({ q: 'EEDLE', page: 1, pageSize: 10, sort: { field: 'title', descending: false } }).then((page) => page.items.map((b) => b.id));
+
+beforeAll(async () => {
+  url = (await mongoTestServer()).database(`stacks_startup_migration_${process.pid}`);
+  await (await createMongoStore(url)).close();
+  client = new MongoClient(url);
+  await client.connect();
+  db = client.db();
+  const legacy = Array.from({ length: LEGACY_BOOKS }, (_, i) => {
+    const { searchTokens: _dropped, ...document } = toBookDocument(aBook({ id: `old-${i}`, title: i === 3 ? 'Needle in a haystack' : `Hay ${i}` }));
+    return document;
+  });
+  await db.collection('books').insertMany(legacy as never[]);
+}, 60_000);
+afterAll(async () => {
+  for (const instance of running) await instance.close();
+  await db?.dropDatabase().catch(() => undefined);
+  await client?.close();
+});
+
+describe(`Mongo start-up with ${LEGACY_BOOKS} books waiting for their search grams (${MONGO_SERVER_NAMES[mongoServerKind()]})`, () => {
+  it('answers /readyz before the backfill has run and finds the waiting books by q meanwhile; the backfill completes afterwards, under the lease', async () => {
+    // Another instance holds the housekeeping lease: this one listens and serves, and leaves the backfill to it.
+    await db.collection('leases').insertOne({ _id: 'housekeeping' as never, holder: 'another-instance', expiresAt: new Date(Date.now() + 3_600_000) });
+    const first = await start();
+    expect((await fetch(`http://127.0.0.1:${first.port}/readyz`)).status).toBe(200);
+    expect(await first.housekeeping).toBe('held-elsewhere');
+    expect(await waitingForGrams()).toBe(LEGACY_BOOKS);
+    const books = new MongoBookRepository(db);
+    expect(await searchNeedle(books)).toEqual(['old-3']);
+
+    await db.collection('leases').deleteOne({ _id: 'housekeeping' as never });
+    const second = await start();
+    expect((await fetch(`http://127.0.0.1:${second.port}/readyz`)).status).toBe(200);
+    expect(await second.housekeeping).toBe('done');
+    expect(await waitingForGrams()).toBe(0);
+    expect(await searchNeedle(books)).toEqual(['old-3']);
+    expect(await searchNeedle(new MongoBookRepository(db))).toEqual(['old-3']);
+  }, 60_000);
+});
