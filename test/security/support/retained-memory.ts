@@ -13,33 +13,35 @@ function collector(): Collector {
 
 /** The peak growth of this process's memory while some work ran, in MB. */
 export interface RetainedGrowth {
+  /** Resident set size; the allocator may reuse pages earlier work freed, so this can read low. */
   readonly rss: number;
-  readonly heapUsed: number;
-  readonly arrayBuffers: number;
+  /** JS heap plus ArrayBuffer backing stores (Buffers): what the process itself holds. */
+  readonly held: number;
 }
 
 /**
- * Runs `work` and samples this process's RSS every `everyMs`, each sample right after a
+ * Runs `work` and samples this process's memory every `everyMs`, each sample right after a
  * young-generation collection. Bytes the process still references (a buffered body, kept chunks)
- * survive it and count; unreferenced Buffers that V8 would free later (on Node 24, only once about
- * 64 MB of them have piled up) do not. Why: docs/node-versions.md, UP-01.
+ * survive it and count, in RSS and in heap plus ArrayBuffers; unreferenced Buffers that V8 would
+ * free later (on Node 24, only once about 64 MB of them have piled up) do not.
+ * Why: docs/node-versions.md, UP-01.
  */
 export async function retainedGrowth<T>(work: () => Promise<T>, everyMs = 10): Promise<{ result: T; grew: RetainedGrowth }> {
   const gc = collector();
   gc({ type: 'major' });
+  const held = (m: NodeJS.MemoryUsage) => m.heapUsed + m.arrayBuffers;
   const m0 = process.memoryUsage();
-  let peak = m0;
+  let [peakRss, peakHeld] = [m0.rss, held(m0)];
   const sample = () => {
     gc({ type: 'minor' });
     const m = process.memoryUsage();
-    if (m.rss > peak.rss) peak = m;
+    [peakRss, peakHeld] = [Math.max(peakRss, m.rss), Math.max(peakHeld, held(m))];
   };
   const sampler = setInterval(sample, everyMs);
   try {
     const result = await work();
     sample();
-    const grew = { rss: peak.rss - m0.rss, heapUsed: peak.heapUsed - m0.heapUsed, arrayBuffers: peak.arrayBuffers - m0.arrayBuffers };
-    return { result, grew: { rss: grew.rss / MB, heapUsed: grew.heapUsed / MB, arrayBuffers: grew.arrayBuffers / MB } };
+    return { result, grew: { rss: (peakRss - m0.rss) / MB, held: (peakHeld - held(m0)) / MB } };
   } finally {
     clearInterval(sampler);
   }
