@@ -9,6 +9,7 @@ import { bearer, registerUser, type Session } from '../../support/test-app.js';
 import request from 'supertest';
 import { attack, isProblem, verdict, type Attack, type Seen } from '../support/outcome.js';
 import { fieldPart, filePart, multipart, multipartType, type Part } from '../support/multipart.js';
+import { retainedGrowth } from '../support/retained-memory.js';
 import { otherApp, type World } from '../support/world.js';
 import { BOMBS, NAMES, PDFS, SLIPS, TYPES, XML, slipEpub } from './upload-fixtures.js';
 
@@ -89,26 +90,16 @@ export const uploadAttacks: Attack[] = [
     }
   }),
   attack('UP-01', 'streamed-cutoff', 'a 300 MB body on a real socket is cut off at the 200 MB limit with RSS growth under 50 MB', async (w) => {
-    // The client runs in its own process, so the RSS sampled here is the server's alone.
-    const m0 = process.memoryUsage();
-    const rss0 = m0.rss;
-    let peak = rss0;
-    let atPeak = m0;
-    const sampler = setInterval(() => {
-      const m = process.memoryUsage();
-      if (m.rss > peak) [peak, atPeak] = [m.rss, m];
-    }, 10);
+    // The client runs in its own process, so the memory sampled here is the server's alone.
     const { port } = new URL(w.url);
-    const status = await new Promise<number>((resolve) => {
+    const { result: status, grew } = await retainedGrowth(() => new Promise<number>((resolve) => {
       const child = execFile(process.execPath, ['-e', STREAMING_CLIENT, port, bearer(w.bob.token).Authorization, multipartType()], (error, stdout) =>
         resolve(error ? -2 : Number(stdout.trim().split('\n')[0])));
       child.stdin?.end();
-    });
-    clearInterval(sampler);
-    peak = Math.max(peak, process.memoryUsage().rss);
+    }));
     const files = await storedFiles(w.t);
-    const grew = (peak - rss0) / MB;
-    return verdict({ status, headers: {} }, (status === 413 || status === -1) && files.tmp.length === 0 && grew < 50, `server rss +${grew.toFixed(0)} MB (heap +${((atPeak.heapUsed - m0.heapUsed) / MB).toFixed(0)}, array buffers +${((atPeak.arrayBuffers - m0.arrayBuffers) / MB).toFixed(0)}, external +${((atPeak.external - m0.external) / MB).toFixed(0)})`);
+    return verdict({ status, headers: {} }, (status === 413 || status === -1) && files.tmp.length === 0 && grew.rss < 50 && grew.held < 50,
+      `server rss +${grew.rss.toFixed(0)} MB, heap and buffers +${grew.held.toFixed(0)} MB, sampled after young-generation collections`);
   }, 60_000),
   attack('UP-02', 'two-files', 'two file parts', async (w) => {
     const res = await post(w, w.bob, [filePart('a.txt', 'one\n'), filePart('b.txt', 'two\n')]);
