@@ -41,6 +41,8 @@ export function startPacedProcess(): PacedProcess {
 
 if (process.send && process.argv[1] === fileURLToPath(import.meta.url)) {
   process.on('message', (stream: PacedStream) => {
-    void runPaced({ rate: stream.rate, durationMs: stream.durationMs, next: () => stream.request }).then((result) => process.send!(result));
+    void runPaced({ rate: stream.rate, durationMs: stream.durationMs, next: () => stream.request }).then((result) => {
+      if (process.connected) process.send!(result);
+    });
   });
 }
