@@ -62,6 +62,9 @@ async function main(): Promise<void> {
     const reader = await registerUser(stacks.url, 'prober');
     const probe = () => prober.run({ rate: PROBE_RATE, durationMs: WINDOW_MS, request: { url: `${stacks.url}/api/auth/me`, headers: bearer(reader.token) } });
     await probe();
+    log('warming up the login path (first-use module loads, JIT, the bcrypt workers)');
+    const warm = await registerUser(stacks.url, 'warmup');
+    await Promise.all(Array.from({ length: 20 }, (_, i) => login(stacks.url, JSON.stringify({ username: warm.username, password: `warm-up ${i}` }), '127.0.0.9')));
     const idle: PacedResult[] = [];
     const bursts: Burst[] = [];
     for (let cycle = 1; cycle <= CYCLES; cycle++) {
