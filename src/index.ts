@@ -51,6 +51,7 @@ export * from './application/use-cases/get-book.js';
 export * from './application/use-cases/get-progress.js';
 export * from './application/use-cases/get-shelf.js';
 export * from './application/use-cases/list-api-keys.js';
+export * from './application/use-cases/known-blocks.js';
 export * from './application/use-cases/list-books.js';
 export * from './application/use-cases/list-roles.js';
 export * from './application/use-cases/list-shelf-books.js';

@@ -45,8 +45,8 @@ export class FixedWindowLimiter {
 
 const HEALTH = new Set(['/healthz', '/readyz']);
 
-/** One budget: the seconds a key must wait after this hit (0: within budget). */
-type Budget = (key: string) => Promise<number>;
+/** One budget: the seconds a key must wait after this hit (0: within budget); counted in memory, it answers at once. */
+type Budget = (key: string) => number | Promise<number>;
 
 /**
  * A budget over the shared counters; when the store does not answer, this process's own counter
@@ -54,7 +54,7 @@ type Budget = (key: string) => Promise<number>;
  */
 function budget(limit: number, windowMs: number, shared: RateCounter | undefined, clock: () => Date): Budget {
   const local = new FixedWindowLimiter(limit, windowMs, () => clock().getTime());
-  if (!shared) return async (key) => local.hit(key);
+  if (!shared) return (key) => local.hit(key);
   return async (key) => {
     const now = clock();
     try {
@@ -83,10 +83,12 @@ export function rateLimits(
     if (HEALTH.has(req.path)) return next();
     const key = addressBucket(req.ip);
     const waits = [perMinute?.(`minute:${key}`) ?? 0, registrations && isRegistration(req) ? registrations(`register:${key}`) : 0];
-    Promise.all(waits).then((seconds) => {
+    const decide = (seconds: readonly number[]) => {
       const wait = Math.max(...seconds);
       if (wait === 0) return next();
       refuse(rateLimited(wait))(req, res, next);
-    }, next);
+    };
+    if (waits.every((w) => typeof w === 'number')) return decide(waits);
+    Promise.all(waits).then(decide, next);
   };
 }

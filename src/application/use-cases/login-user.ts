@@ -3,6 +3,7 @@ import { invalidCredentials, localLoginDisabled, rateLimited } from '../../domai
 import type { ThrottlePolicy } from '../../domain/login-throttle.js';
 import { normalizeEmail, usernameKey, type User } from '../../domain/user.js';
 import type { Clock, IssuedToken, LoginThrottleRepository, PasswordHasher, TokenService, UserRepository } from '../ports.js';
+import { KnownBlocks } from './known-blocks.js';
 
 export interface LoginPolicies {
   /** Consecutive failures against one account, from any address. */
@@ -20,12 +21,22 @@ export interface LoginInput {
 
 const secondsOf = (ms: number) => Math.ceil(ms / 1000);
 
+/** The login as typed, normalised as the account lookup does: the key of what this process knows of its block. */
+const typedKey = (login: string) => {
+  const trimmed = login.trim();
+  return `typed:${trimmed.includes('@') ? normalizeEmail(trimmed) : usernameKey(trimmed)}`;
+};
+
 /**
  * Password login. Unknown user, wrong password and disabled account fail alike and cost one
  * bcrypt comparison each. Every attempt is reserved in the throttle store, per address and then per
  * account, before bcrypt runs, so a burst of parallel attempts lets at most the limit reach it.
+ * Once the store has refused an address or a login, this process refuses them until that block
+ * ends without asking the store again (a burst's refusals cost no store work); the store alone admits.
  */
 export class LoginUser {
+  private readonly knownBlocks = new KnownBlocks();
+
   constructor(
     private readonly users: UserRepository,
     private readonly hasher: PasswordHasher,
@@ -38,29 +49,39 @@ export class LoginUser {
 
   async execute(input: LoginInput): Promise<{ user: User; token: IssuedToken }> {
     if (!this.localLogin) throw localLoginDisabled();
+    const keys = { address: `address:${addressBucket(input.clientAddress)}`, typed: typedKey(input.login) };
+    const now = this.clock.now();
+    const known = this.knownBlocks.waitMs(keys.address, now) || this.knownBlocks.waitMs(keys.typed, now);
+    if (known > 0) throw rateLimited(secondsOf(known));
     const user = await this.findUser(input.login);
     const accountKey = user ? `account:${user.id}` : `login:${input.login.trim().toLowerCase()}`;
-    const addressKey = `address:${addressBucket(input.clientAddress)}`;
-    await this.reserve(accountKey, addressKey);
+    await this.reserve({ ...keys, account: accountKey });
 
     const matches = await this.hasher.verify(input.password, user?.passwordHash ?? null);
     if (!user || !matches || user.disabled) throw invalidCredentials();
     await this.throttle.reset(accountKey);
-    await this.throttle.release(addressKey, this.clock.now(), this.policies.address);
+    this.knownBlocks.forget(typedKey(user.username));
+    this.knownBlocks.forget(typedKey(user.email));
+    await this.throttle.release(keys.address, this.clock.now(), this.policies.address);
     return { user, token: this.tokens.issue(user) };
   }
 
-  private async reserve(accountKey: string, addressKey: string): Promise<void> {
+  private async reserve(keys: { address: string; typed: string; account: string }): Promise<void> {
     const now = this.clock.now();
-    const addressWait = await this.throttle.reserve(addressKey, now, this.policies.address);
-    if (addressWait > 0) throw rateLimited(secondsOf(addressWait));
-    const accountWait = await this.throttle.reserve(accountKey, now, this.policies.account).catch(async (error: unknown) => {
-      await this.throttle.release(addressKey, now, this.policies.address);
+    const addressWait = await this.throttle.reserve(keys.address, now, this.policies.address);
+    if (addressWait > 0) this.refuse(keys.address, now, addressWait);
+    const accountWait = await this.throttle.reserve(keys.account, now, this.policies.account).catch(async (error: unknown) => {
+      await this.throttle.release(keys.address, now, this.policies.address);
       throw error;
     });
     if (accountWait === 0) return;
-    await this.throttle.release(addressKey, now, this.policies.address);
-    throw rateLimited(secondsOf(accountWait));
+    await this.throttle.release(keys.address, now, this.policies.address);
+    this.refuse(keys.typed, now, accountWait);
+  }
+
+  private refuse(knownKey: string, now: Date, waitMs: number): never {
+    this.knownBlocks.remember(knownKey, now, waitMs);
+    throw rateLimited(secondsOf(waitMs));
   }
 
   private async findUser(login: string): Promise<User | null> {

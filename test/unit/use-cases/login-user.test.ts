@@ -64,6 +64,31 @@ describe('LoginUser', () => {
     expect(await w.store.throttle.get(`address:${ADDRESS}`)).toMatchObject({ failures: 0, blockedUntil: null });
   });
 
+  it('keeps refusing a login the store has blocked until the block ends, without asking the store again; the store alone admits', async () => {
+    for (let i = 0; i < 3; i++) await errorOf(w.loginUser.execute(at('gina', 'wrong password', `198.51.100.${i}`)));
+    expect(await errorOf(w.loginUser.execute(at('Gina ')))).toMatchObject({ code: 'rate_limited', retryAfterSeconds: 300 });
+    const gina = await w.store.users.findByUsername('gina');
+    await w.store.throttle.reset(`account:${gina?.id}`); // as another instance sharing the store would see it after a success
+    w.clock.advance(60_000);
+    expect(await errorOf(w.loginUser.execute(at('gina')))).toMatchObject({ code: 'rate_limited', retryAfterSeconds: 240 });
+    const otherInstance = new LoginUser(w.store.users, w.hasher, w.tokens, w.store.throttle, w.clock, DEFAULT_WORLD_SETTINGS.loginPolicies, true);
+    expect((await otherInstance.execute(at('gina'))).user.username).toBe('Gina');
+    w.clock.advance(4 * 60_000);
+    expect((await w.loginUser.execute(at('gina'))).user.username).toBe('Gina');
+  });
+
+  it('forgets a block it knew of when an attempt admitted before the block signs in (the store lifted it)', async () => {
+    const hasher = new HeldPasswordHasher();
+    const login = new LoginUser(w.store.users, hasher, w.tokens, w.store.throttle, w.clock, DEFAULT_WORLD_SETTINGS.loginPolicies, true);
+    const admitted = Promise.allSettled(['wrong 1', 'wrong 2', PASSWORD].map((password) => login.execute(at('gina', password))));
+    await settle();
+    expect(hasher.checks).toBe(3);
+    expect((await errorOf(login.execute(at('gina@example.test')))).code).toBe('rate_limited');
+    hasher.release();
+    expect((await admitted).map(outcome)).toEqual(['invalid_credentials', 'invalid_credentials', 'signed in']);
+    expect((await login.execute(at('GINA@example.test'))).user.username).toBe('Gina');
+  });
+
   it('blocks a client address that fails across many accounts', async () => {
     for (let i = 0; i < 10; i++) await errorOf(w.loginUser.execute(at(`unknown${i}`)));
     expect(await errorOf(w.loginUser.execute(at('gina')))).toMatchObject({ kind: 'rate_limited', code: 'rate_limited', retryAfterSeconds: 900 });
