@@ -3,7 +3,7 @@ import { invalidCredentials, localLoginDisabled, rateLimited } from '../../domai
 import type { ThrottlePolicy } from '../../domain/login-throttle.js';
 import { normalizeEmail, usernameKey, type User } from '../../domain/user.js';
 import type { Clock, IssuedToken, LoginThrottleRepository, PasswordHasher, TokenService, UserRepository } from '../ports.js';
-import { KnownBlocks } from './known-blocks.js';
+import { KnownBlocks } from '../../domain/known-blocks.js';
 
 export interface LoginPolicies {
   /** Consecutive failures against one account, from any address. */
@@ -20,12 +20,6 @@ export interface LoginInput {
 }
 
 const secondsOf = (ms: number) => Math.ceil(ms / 1000);
-
-/** The login as typed, normalised as the account lookup does: the key of what this process knows of its block. */
-const typedKey = (login: string) => {
-  const trimmed = login.trim();
-  return `typed:${trimmed.includes('@') ? normalizeEmail(trimmed) : usernameKey(trimmed)}`;
-};
 
 /**
  * Password login. Unknown user, wrong password and disabled account fail alike and cost one
@@ -49,24 +43,30 @@ export class LoginUser {
 
   async execute(input: LoginInput): Promise<{ user: User; token: IssuedToken }> {
     if (!this.localLogin) throw localLoginDisabled();
-    const keys = { address: `address:${addressBucket(input.clientAddress)}`, typed: typedKey(input.login) };
-    const now = this.clock.now();
-    const known = this.knownBlocks.waitMs(keys.address, now) || this.knownBlocks.waitMs(keys.typed, now);
-    if (known > 0) throw rateLimited(secondsOf(known));
+    const addressKey = `address:${addressBucket(input.clientAddress)}`;
+    this.refuseKnown(addressKey);
     const user = await this.findUser(input.login);
+    // Keyed by account, not by the name typed: failures on a name nobody has yet never block its later owner.
     const accountKey = user ? `account:${user.id}` : `login:${input.login.trim().toLowerCase()}`;
-    await this.reserve({ ...keys, account: accountKey });
+    this.refuseKnown(accountKey);
+    const keys = { address: addressKey, account: accountKey };
+    await this.reserve(keys);
 
     const matches = await this.hasher.verify(input.password, user?.passwordHash ?? null);
     if (!user || !matches || user.disabled) throw invalidCredentials();
     await this.throttle.reset(accountKey);
-    this.knownBlocks.forget(typedKey(user.username));
-    this.knownBlocks.forget(typedKey(user.email));
+    this.knownBlocks.forget(accountKey);
     await this.throttle.release(keys.address, this.clock.now(), this.policies.address);
     return { user, token: this.tokens.issue(user) };
   }
 
-  private async reserve(keys: { address: string; typed: string; account: string }): Promise<void> {
+  /** Refuses at once while this process knows the store blocks `key`. */
+  private refuseKnown(key: string): void {
+    const waitMs = this.knownBlocks.waitMs(key, this.clock.now());
+    if (waitMs > 0) throw rateLimited(secondsOf(waitMs));
+  }
+
+  private async reserve(keys: { address: string; account: string }): Promise<void> {
     const now = this.clock.now();
     const addressWait = await this.throttle.reserve(keys.address, now, this.policies.address);
     if (addressWait > 0) this.refuse(keys.address, now, addressWait);
@@ -76,7 +76,7 @@ export class LoginUser {
     });
     if (accountWait === 0) return;
     await this.throttle.release(keys.address, now, this.policies.address);
-    this.refuse(keys.typed, now, accountWait);
+    this.refuse(keys.account, now, accountWait);
   }
 
   private refuse(knownKey: string, now: Date, waitMs: number): never {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { KnownBlocks } from '../../../src/application/use-cases/known-blocks.js';
+import { KnownBlocks } from '../../../src/domain/known-blocks.js';
 
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms);
 
