@@ -26,7 +26,7 @@ const COVERAGES: readonly GramCoverage[] = ['all', 'three', 'none'];
 const searchFilters = (): [Partial<BookQuery>, GramCoverage][] =>
   SEARCH_FILTERS.flatMap((f) => (f.q ? COVERAGES.map((c): [Partial<BookQuery>, GramCoverage] => [f, c]) : [[f, 'all']]));
 
-const BEFORE_BACKFILL = 'until the search grams are backfilled after an upgrade, counting a q they cannot answer reads every search text, within maxTimeMS';
+const BEFORE_BACKFILL = 'counting a q the grams cannot answer (until the backfill after an upgrade is done, or holding the field separator, which HTTP refuses) reads every search text, within maxTimeMS';
 
 /**
  * Every shape book search sends: each filter combination, each order both ways, and each order read
