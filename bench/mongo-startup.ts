@@ -42,12 +42,12 @@ async function seed(url: string, files: number, recorded: boolean): Promise<void
   await store.close();
 }
 
-/** N books stored before search grams existed (no `searchTokens`), with no files: the backfill housekeeping runs after listening. */
+/** N books stored before search grams existed (no `searchTokens`, no `searchGramsVersion`), with no files: the backfill housekeeping runs after listening. */
 async function seedLegacyBooks(url: string, books: number): Promise<void> {
   const store = await createMongoStore(url);
   for (let start = 0; start < books; start += 5_000) {
     const batch = Array.from({ length: Math.min(5_000, books - start) }, (_, i) => {
-      const { searchTokens: _waiting, ...legacy } = toBookDocument(aBook({ id: `legacy${String(start + i).padStart(8, '0')}` }));
+      const { searchTokens: _waiting, searchGramsVersion: _unmarked, ...legacy } = toBookDocument(aBook({ id: `legacy${String(start + i).padStart(8, '0')}` }));
       return legacy;
     });
     await store.database.db.collection('books').insertMany(batch as never[]);

@@ -149,9 +149,20 @@ function bookRepositoryContract(factory: StoreFactory): void {
       expect(await ids({ q: 'hainish' })).toEqual(['b1']);
     });
 
-    it('matches short q too', async () => {
+    it('matches q of one or two characters in any letter case inside one field, a whole short field too, never across two', async () => {
       expect(await ids({ q: 'du' })).toEqual(['b3']);
       expect(await ids({ q: 'Z' })).toEqual(['b2', 'b5']);
+      await books().create(aBook({ id: 'b6', title: 'Élan 😀', authors: ['Xi'], tags: ['SF'], series: null }));
+      expect(await ids({ q: 'K' })).toEqual(['b2', 'b3', 'b1', 'b5']);
+      expect(await ids({ q: 'XI' })).toEqual(['b6']);
+      expect(await ids({ q: 'x' })).toEqual(['b6']);
+      expect(await ids({ q: 'sF' })).toEqual(['b6']);
+      expect(await ids({ q: 'É' })).toEqual(['b6']);
+      expect(await ids({ q: 'éL' })).toEqual(['b6']);
+      expect(await ids({ q: '😀' })).toEqual(['b6']);
+      expect(await ids({ q: 'n 😀' })).toEqual(['b6']);
+      expect(await ids({ q: 'ts' })).toEqual([]);
+      expect(await ids({ q: 'ix' })).toEqual([]);
     });
 
     it('takes %, _ and \\ in q literally', async () => {

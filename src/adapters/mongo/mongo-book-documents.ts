@@ -1,5 +1,6 @@
+import type { Filter } from 'mongodb';
 import { bookSearchText, type Book, type BookFormat } from '../../domain/book.js';
-import { searchGrams } from '../../domain/book-search-grams.js';
+import { SEARCH_GRAMS_VERSION, searchGrams } from '../../domain/book-search-grams.js';
 
 /** A book as stored: the domain fields plus lower-cased keys for search, filters and sorts. */
 export interface BookDocument {
@@ -32,8 +33,10 @@ export interface BookDocument {
   tagKeys: string[];
   /** Title, authors, tags and series, lower-cased, joined by U+001F so a match never spans two fields. */
   searchText: string;
-  /** Every three-character run of each field of `searchText` (multikey index books_search_tokens). */
+  /** Every run of one to three characters of each field of `searchText` (multikey index books_search_tokens). */
   searchTokens: string[];
+  /** Which `searchGrams` wrote `searchTokens` (SEARCH_GRAMS_VERSION); absent on books stored before version 2. */
+  searchGramsVersion: number;
   /** Bumped by every transaction that puts the book on a shelf, so it conflicts with deleting the book. */
   shelvings?: number;
   /** Bumped by every metadata write, which compares it first; absent on books stored before it existed. */
@@ -78,15 +81,20 @@ export function toBookDocument(book: Book): BookDocument {
 export function metadataFields(book: Book): Partial<BookDocument> {
   const d = toBookDocument(book);
   const { title, authors, description, publisher, language, published, isbn, tags, series, seriesIndex, updatedAt } = d;
-  const { titleKey, authorKey, authorMissing, publishedMissing, authorKeys, tagKeys, searchText, searchTokens } = d;
+  const { titleKey, authorKey, authorMissing, publishedMissing, authorKeys, tagKeys, searchText, searchTokens, searchGramsVersion } = d;
   return { title, authors, description, publisher, language, published, isbn, tags, series, seriesIndex, updatedAt,
-    titleKey, authorKey, authorMissing, publishedMissing, authorKeys, tagKeys, searchText, searchTokens };
+    titleKey, authorKey, authorMissing, publishedMissing, authorKeys, tagKeys, searchText, searchTokens, searchGramsVersion };
 }
 
-/** The search text and its grams, both from the fields `q` matches. */
-export function searchFields(book: Pick<Book, 'title' | 'authors' | 'tags' | 'series'>): Pick<BookDocument, 'searchText' | 'searchTokens'> {
+/** The search text and its grams (marked with their version), all from the fields `q` matches. */
+export function searchFields(book: Pick<Book, 'title' | 'authors' | 'tags' | 'series'>): Pick<BookDocument, 'searchText' | 'searchTokens' | 'searchGramsVersion'> {
   const searchText = bookSearchText(book);
-  return { searchText, searchTokens: searchGrams(searchText) };
+  return { searchText, searchTokens: searchGrams(searchText), searchGramsVersion: SEARCH_GRAMS_VERSION };
+}
+
+/** Books whose grams an older `searchGrams` wrote, or none at all (index: books_search_grams_version, missing held as null). */
+export function olderGrams(): Filter<BookDocument> {
+  return { searchGramsVersion: { $not: { $gte: SEARCH_GRAMS_VERSION } } };
 }
 
 export function toBook(d: BookDocument): Book {

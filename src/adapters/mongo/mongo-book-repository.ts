@@ -5,10 +5,10 @@ import { duplicateBook, storeUnavailable } from '../../domain/error-catalogue.js
 import { offsetOf } from '../../domain/page.js';
 import type { BookRepository, Slice } from '../../application/ports.js';
 import type { BookDocument } from './mongo-book-documents.js';
-import { metadataFields, toBook, toBookDocument } from './mongo-book-documents.js';
+import { metadataFields, olderGrams, toBook, toBookDocument } from './mongo-book-documents.js';
 import { progressCollection, type ProgressDocument } from './mongo-progress-repository.js';
 import { readerProgress, readOrderedPage, statusFilter } from './mongo-reading-search.js';
-import { isUnfiltered, reversed, searchPlan } from './mongo-book-search.js';
+import { isUnfiltered, reversed, searchPlan, type GramCoverage } from './mongo-book-search.js';
 import { inTransaction, isDuplicateKeyOn, QUERY_MAX_TIME_MS, rethrowTimeLimit } from './mongo-transactions.js';
 
 const limited = { maxTimeMS: QUERY_MAX_TIME_MS };
@@ -21,7 +21,7 @@ export class MongoBookRepository implements BookRepository {
   private readonly books: Collection<BookDocument>;
   private readonly members: Collection<{ _id: string; shelfId: string; bookId: string }>;
   private readonly progress: Collection<ProgressDocument>;
-  private gramsComplete = false;
+  private coverage: GramCoverage = 'none';
 
   constructor(private readonly db: Db) {
     this.books = db.collection<BookDocument>('books');
@@ -99,7 +99,7 @@ export class MongoBookRepository implements BookRepository {
   private async searchPage(query: BookQuery): Promise<Slice<Book>> {
     const reading = query.status !== undefined || query.sort.field === 'read';
     const rows = reading ? await readerProgress(this.progress, query.reader) : [];
-    const plan = searchPlan(query, query.q === undefined || await this.everyBookHasGrams());
+    const plan = searchPlan(query, query.q === undefined ? 'all' : await this.gramCoverage());
     const filter = { ...plan.filter, ...statusFilter(query, rows) };
     if (query.sort.field === 'read') return readOrderedPage(this.books, query, filter, rows);
     const { sort } = plan;
@@ -125,12 +125,15 @@ export class MongoBookRepository implements BookRepository {
   }
 
   /**
-   * Whether no book still waits for its search grams (the backfill runs after listening); once true it
-   * stays true, as every write stores the grams. Index: books_search_tokens (missing held as null).
+   * Which grams every book has (the backfill runs after listening); each step, once reached, stays, as
+   * every write stores the current grams. Index: books_search_grams_version for books of an older
+   * version, books_search_tokens (missing held as null) for books with none.
    */
-  private async everyBookHasGrams(): Promise<boolean> {
-    this.gramsComplete ||= (await this.books.findOne({ searchTokens: null as unknown as undefined }, { projection: { _id: 1 }, ...limited })) === null;
-    return this.gramsComplete;
+  private async gramCoverage(): Promise<GramCoverage> {
+    const anyOne = { projection: { _id: 1 }, ...limited };
+    if (this.coverage !== 'all' && (await this.books.findOne(olderGrams(), anyOne)) === null) this.coverage = 'all';
+    else if (this.coverage === 'none' && (await this.books.findOne({ searchTokens: null as unknown as undefined }, anyOne)) === null) this.coverage = 'three';
+    return this.coverage;
   }
 
   private async rethrow(error: unknown, book: Book): Promise<never> {

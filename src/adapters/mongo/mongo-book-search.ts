@@ -1,6 +1,6 @@
 import type { Filter, Sort } from 'mongodb';
 import { BOOK_QUERY_MAX_LENGTH, type BookQuery, type BookSort } from '../../domain/book.js';
-import { queryGrams } from '../../domain/book-search-grams.js';
+import { queryGrams, shortQueryGram } from '../../domain/book-search-grams.js';
 import type { BookDocument } from './mongo-book-documents.js';
 import { escapeRegex } from './mongo-database.js';
 
@@ -42,22 +42,31 @@ export interface SearchPlan {
 }
 
 /**
- * Every value is a string built here from the parsed query; user text only ever reaches `$regex` escaped.
- * `grams`: whether every book has its search grams; until the backfill after an upgrade is done, `q`
- * matches the search text alone, so a book not yet migrated is still found (reading every search text).
+ * Which grams every book has: `all` (every run of one to three characters, SEARCH_GRAMS_VERSION),
+ * `three` (books stored before version 2 hold the three-character runs only) or `none` (some book
+ * stored before the grams existed holds none). The backfill after an upgrade brings each to `all`.
  */
-export function searchPlan(query: BookQuery, grams = true): SearchPlan {
+export type GramCoverage = 'all' | 'three' | 'none';
+
+/**
+ * Every value is a string built here from the parsed query; user text only ever reaches `$regex` escaped.
+ * A `q` of one or two characters is one equality on the grams once every book has its short runs; a
+ * longer one needs all its three-character grams, then the substring. Whatever the grams cannot answer
+ * yet (an upgrade's backfill still running) or at all (a `q` holding the field separator) matches the
+ * search text alone, reading every search text within maxTimeMS, so a book not yet migrated is still found.
+ */
+export function searchPlan(query: BookQuery, grams: GramCoverage = 'all'): SearchPlan {
   const filter: Filter<BookDocument> = {};
   let selectiveIndex: string | null = null;
   const pick = (index: string) => { selectiveIndex ??= index; };
   if (query.q) {
     const q = String(query.q).slice(0, MAX_QUERY_LENGTH).toLowerCase();
-    const tokens = grams ? queryGrams(q) : null;
-    if (tokens) {
-      filter.searchTokens = { $all: tokens };
-      pick('books_search_tokens');
-    }
-    filter.searchText = { $regex: escapeRegex(q) };
+    const run = grams === 'all' ? shortQueryGram(q) : null;
+    const tokens = grams === 'none' ? null : queryGrams(q);
+    if (run !== null) filter.searchTokens = run;
+    else if (tokens) filter.searchTokens = { $all: tokens };
+    if (run !== null || tokens) pick('books_search_tokens');
+    if (run === null) filter.searchText = { $regex: escapeRegex(q) };
   }
   if (query.author !== undefined) {
     filter.authorKeys = String(query.author).toLowerCase();

@@ -12,5 +12,9 @@ export const HOUSEKEEPING_INDEXES: Readonly<Record<string, IndexDescription[]>> 
   rate_counters: [{ key: { expiresAt: 1 }, name: 'rate_counters_ttl', expireAfterSeconds: 0 }],
 };
 
-/** The schema this code writes; a database marked with a newer one was written by a newer Stacks. */
-export const SCHEMA_VERSION = 2;
+/**
+ * The schema this code writes; a database marked with a newer one was written by a newer Stacks.
+ * 3: books carry `searchGramsVersion` and one- and two-character grams, which an older Stacks would
+ * drop on a metadata edit while leaving the mark, so it must not start on such a database.
+ */
+export const SCHEMA_VERSION = 3;

@@ -19,6 +19,7 @@ export const LIBRARY_INDEXES: Readonly<Record<'books' | 'shelves' | 'shelf_books
     { key: { authorKeys: 1 }, name: 'books_author_keys' },
     { key: { tagKeys: 1 }, name: 'books_tag_keys' },
     { key: { searchTokens: 1 }, name: 'books_search_tokens' },
+    { key: { searchGramsVersion: 1 }, name: 'books_search_grams_version' },
   ],
   shelves: [
     { key: { ownerId: 1, nameKey: 1 }, name: 'shelves_owner_name', unique: true },

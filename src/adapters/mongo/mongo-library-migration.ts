@@ -2,7 +2,7 @@ import type { AnyBulkWriteOperation, Collection, Db } from 'mongodb';
 import { MongoServerError } from 'mongodb';
 import type { Book } from '../../domain/book.js';
 import type { BookDocument } from './mongo-book-documents.js';
-import { searchFields } from './mongo-book-documents.js';
+import { olderGrams, searchFields } from './mongo-book-documents.js';
 import { LIBRARY_INDEXES, SUPERSEDED_INDEXES } from './mongo-library-indexes.js';
 import type { MemberDocument } from './mongo-shelf-members.js';
 import { MEMBER_ORDER } from './mongo-shelf-members.js';
@@ -30,19 +30,20 @@ export async function migrateLibrary(db: Db): Promise<void> {
 }
 
 /**
- * After listening, under the housekeeping lease: gives each book stored before `searchTokens` existed
- * its grams, MIGRATION_BATCH at a time through one cursor (index: books_search_tokens, which holds
- * missing as null). Resumable: the missing field is the progress mark, so a run cut short leaves the
- * rest to the next. Until none is left, book search matches `q` on the search text alone.
+ * After listening, under the housekeeping lease: gives each book whose grams an older version wrote
+ * (or that has none) the current grams, MIGRATION_BATCH at a time through one cursor (index:
+ * books_search_grams_version). Resumable: the version mark is the progress mark, so a run cut short
+ * leaves the rest to the next; a write that came in between already stored the current grams and
+ * is left alone. Until none is left, book search answers what the older grams cannot from the
+ * search text alone.
  */
 export async function backfillSearchTokens(db: Db): Promise<number> {
   const books = db.collection<BookDocument>('books');
-  const cursor = books.find({ searchTokens: null as unknown as undefined },
-    { projection: { title: 1, authors: 1, tags: 1, series: 1 }, batchSize: MIGRATION_BATCH });
+  const cursor = books.find(olderGrams(), { projection: { title: 1, authors: 1, tags: 1, series: 1 }, batchSize: MIGRATION_BATCH });
   let batch: AnyBulkWriteOperation<BookDocument>[] = [];
   let written = 0;
   for await (const book of cursor) {
-    batch.push({ updateOne: { filter: { _id: book._id, searchTokens: null as unknown as undefined },
+    batch.push({ updateOne: { filter: { _id: book._id, ...olderGrams() },
       update: { $set: searchFields(book as Pick<Book, 'title' | 'authors' | 'tags' | 'series'>) } } });
     if (batch.length === MIGRATION_BATCH) {
       written += (await books.bulkWrite(batch, { ordered: false })).modifiedCount;

@@ -1,5 +1,5 @@
 import { BOOK_SORTS, type BookQuery } from '../../domain/book.js';
-import { reversed, searchPlan } from './mongo-book-search.js';
+import { reversed, searchPlan, type GramCoverage } from './mongo-book-search.js';
 
 /**
  * One kind of query the library repositories send: the fields its filter names, its sort, and the
@@ -16,15 +16,17 @@ export interface QueryShape {
 }
 
 const SEARCH_FILTERS: readonly Partial<BookQuery>[] = [
-  {}, { format: 'epub' }, { author: 'a' }, { tag: 't' }, { q: 'abc' }, { q: 'ab' }, { q: 'ab', format: 'pdf' },
-  { q: 'abc', author: 'a', tag: 't', format: 'epub' }, { author: 'a', tag: 't' }, { tag: 't', format: 'epub' },
+  {}, { format: 'epub' }, { author: 'a' }, { tag: 't' }, { q: 'abc' }, { q: 'ab' }, { q: 'a' }, { q: 'ab', format: 'pdf' },
+  { q: 'abc', author: 'a', tag: 't', format: 'epub' }, { q: 'a', author: 'a' }, { author: 'a', tag: 't' }, { tag: 't', format: 'epub' },
 ];
 
-/** Each search filter, and each with a `q` once more as searched before the search-gram backfill has finished. */
-const searchFilters = (): [Partial<BookQuery>, boolean][] => SEARCH_FILTERS.flatMap((f) => (f.q ? [[f, true], [f, false]] : [[f, true]]));
+const COVERAGES: readonly GramCoverage[] = ['all', 'three', 'none'];
 
-const SHORT_QUERY_COUNT = 'counting a q shorter than a gram (3 characters) reads every search text, within maxTimeMS';
-const BEFORE_BACKFILL = 'until the search grams are backfilled after an upgrade, counting a q reads every search text, within maxTimeMS';
+/** Each search filter, and each with a `q` once more for each step of the search-gram backfill after an upgrade. */
+const searchFilters = (): [Partial<BookQuery>, GramCoverage][] =>
+  SEARCH_FILTERS.flatMap((f) => (f.q ? COVERAGES.map((c): [Partial<BookQuery>, GramCoverage] => [f, c]) : [[f, 'all']]));
+
+const BEFORE_BACKFILL = 'counting a q the grams cannot answer (until the backfill after an upgrade is done, or holding the field separator, which HTTP refuses) reads every search text, within maxTimeMS';
 
 /**
  * Every shape book search sends: each filter combination, each order both ways, and each order read
@@ -40,7 +42,7 @@ function searchShapes(): QueryShape[] {
         shapes.push({ ...base, sort: plan.sort }, { ...base, sort: reversed(plan.sort) as Record<string, 1 | -1> });
         if (base.filter.length === 0) continue;
         const unindexed = plan.index.startsWith('books_') && !plan.inMemorySort && !('format' in plan.filter);
-        shapes.push({ collection: 'books', filter: base.filter, index: plan.index, ...(unindexed ? { scan: grams ? SHORT_QUERY_COUNT : BEFORE_BACKFILL } : {}) });
+        shapes.push({ collection: 'books', filter: base.filter, index: plan.index, ...(unindexed && grams !== 'all' ? { scan: BEFORE_BACKFILL } : {}) });
       }
     }
   }
@@ -75,9 +77,10 @@ function readingShapes(): QueryShape[] {
 export const QUERY_SHAPES: readonly QueryShape[] = [
   { collection: 'books', filter: ['_id'], index: '_id_' },
   { collection: 'books', filter: ['_id', 'version'], index: '_id_' },
-  { collection: 'books', filter: ['_id', 'searchTokens'], index: '_id_' },
+  { collection: 'books', filter: ['_id', 'searchGramsVersion'], index: '_id_' },
   { collection: 'books', filter: ['sha256'], index: 'books_sha256' },
   { collection: 'books', filter: ['searchTokens'], index: 'books_search_tokens' },
+  { collection: 'books', filter: ['searchGramsVersion'], index: 'books_search_grams_version' },
   ...searchShapes(),
   ...readingShapes(),
   { collection: 'shelves', filter: ['_id'], index: '_id_' },

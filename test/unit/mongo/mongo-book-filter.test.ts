@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import type { BookQuery } from '../../../src/domain/book.js';
+import { SEARCH_SEPARATOR, type BookQuery } from '../../../src/domain/book.js';
 import { MAX_QUERY_LENGTH, searchPlan } from '../../../src/adapters/mongo/mongo-book-search.js';
 
 const filterFor = (q: BookQuery) => searchPlan(q).filter;
@@ -28,6 +28,18 @@ describe('Mongo book filter', () => {
     expect(filter.searchText.$regex.startsWith('élan x')).toBe(true);
     expect(filter.searchTokens.$all).toEqual(['éla', 'lan', 'an ', 'n x', ' xx', 'xxx']);
     expect(filter.searchText.$regex).toHaveLength(MAX_QUERY_LENGTH);
+  });
+
+  it('answers a q of one or two characters with one equality on the indexed grams, no substring test', () => {
+    expect(searchPlan(query({ q: 'Ab' }))).toMatchObject({ filter: { searchTokens: 'ab' }, index: 'books_search_tokens', inMemorySort: true });
+    expect(searchPlan(query({ q: 'É' })).filter).toEqual({ searchTokens: 'é' });
+  });
+
+  it('matches the search text alone for whatever the grams cannot answer: an upgrade\'s backfill still running, or a q spanning fields', () => {
+    expect(searchPlan(query({ q: 'Ab' }), 'three').filter).toEqual({ searchText: { $regex: 'ab' } });
+    expect(searchPlan(query({ q: 'Abc' }), 'three').filter).toEqual({ searchTokens: { $all: ['abc'] }, searchText: { $regex: 'abc' } });
+    expect(searchPlan(query({ q: 'Abc' }), 'none').filter).toEqual({ searchText: { $regex: 'abc' } });
+    expect(searchPlan(query({ q: `a${SEARCH_SEPARATOR}` })).filter).toEqual({ searchText: { $regex: escapeRegex(`a${SEARCH_SEPARATOR}`) } });
   });
 
   it('turns filter values into plain strings, so no operator object reaches the query', () => {

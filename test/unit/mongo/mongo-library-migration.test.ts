@@ -1,6 +1,7 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { MongoClient, type Db } from 'mongodb';
 import { toBookDocument } from '../../../src/adapters/mongo/mongo-book-documents.js';
+import { SEARCH_GRAMS_VERSION, searchGrams } from '../../../src/domain/book-search-grams.js';
 import { MongoBookRepository } from '../../../src/adapters/mongo/mongo-book-repository.js';
 import { MIGRATION_BATCH, migrateLibrary } from '../../../src/adapters/mongo/mongo-library-migration.js';
 import { MongoShelfRepository } from '../../../src/adapters/mongo/mongo-shelf-repository.js';
@@ -24,14 +25,33 @@ describe('Mongo start-up migration of the library collections', () => {
 
   it(`gives books stored before search grams existed their grams, in batches of ${MIGRATION_BATCH}, so q finds them`, async () => {
     const legacy = Array.from({ length: MIGRATION_BATCH + 7 }, (_, i) => {
-      const { searchTokens: _dropped, ...document } = toBookDocument(aBook({ id: `old-${i}`, title: i === 3 ? 'Needle in a haystack' : `Hay ${i}` }));
+      const { searchTokens: _dropped, searchGramsVersion: _unmarked, ...document } = toBookDocument(aBook({ id: `old-${i}`, title: i === 3 ? 'Needle in a haystack' : `Hay ${i}` }));
       return document;
     });
     await db.collection('books').insertMany(legacy as never[]);
     await migrateLibrary(db);
-    expect(await db.collection('books').countDocuments({ searchTokens: { $exists: false } })).toBe(0);
+    expect(await db.collection('books').countDocuments({ searchGramsVersion: { $ne: SEARCH_GRAMS_VERSION } })).toBe(0);
     const found = await new MongoBookRepository(db).search({ q: 'EEDLE', page: 1, pageSize: 10, sort: { field: 'title', descending: false } });
     expect(found.items.map((b) => b.id)).toEqual(['old-3']);
+  });
+
+  it('re-grams a book whose grams version 1 wrote (three-character runs only): a 2-character q finds it by the search text before, by its grams after', async () => {
+    const { searchGramsVersion: _unmarked, ...current } = toBookDocument(aBook({ id: 'v1', title: 'Go', authors: ['Ann Leckie'] }));
+    const threeOnly = searchGrams(current.searchText).filter((gram) => Array.from(gram).length === 3);
+    await db.collection('books').insertMany([{ ...current, searchTokens: threeOnly }, toBookDocument(aBook({ id: 'v2', title: 'Stop' }))] as never[]);
+    const books = new MongoBookRepository(db);
+    const byShortQuery = async () => (await books.search({ q: 'GO', page: 1, pageSize: 10, sort: { field: 'title', descending: false } })).items.map((b) => b.id);
+    expect(await byShortQuery()).toEqual(['v1']);
+
+    await migrateLibrary(db);
+    const stored = await db.collection('books').findOne({ _id: 'v1' as never });
+    expect(stored?.searchGramsVersion).toBe(SEARCH_GRAMS_VERSION);
+    expect(stored?.searchTokens).toEqual(expect.arrayContaining(['go', 'g', 'o', 'ann', 'an', 'le']));
+    // The search text no longer says "go": only the grams can still find the book now.
+    await db.collection('books').updateOne({ _id: 'v1' as never }, { $set: { searchText: 'elsewhere' } });
+    expect(await byShortQuery()).toEqual(['v1']);
+    expect(await new MongoBookRepository(db).search({ q: 'op', page: 1, pageSize: 10, sort: { field: 'title', descending: false } })
+      .then((page) => page.items.map((b) => b.id))).toEqual(['v2']);
   });
 
   it('renumbers shelves whose books share a position, keeping (position, book id) order, and drops the indexes it replaces', async () => {

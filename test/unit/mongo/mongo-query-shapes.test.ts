@@ -1,11 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoClient, type CommandStartedEvent, type Document } from 'mongodb';
 import { LIBRARY_INDEXES } from '../../../src/adapters/mongo/mongo-library-indexes.js';
-import { migrateLibrary } from '../../../src/adapters/mongo/mongo-library-migration.js';
+import { backfillSearchTokens, migrateLibrary } from '../../../src/adapters/mongo/mongo-library-migration.js';
+import { toBookDocument } from '../../../src/adapters/mongo/mongo-book-documents.js';
 import { QUERY_SHAPES, type QueryShape } from '../../../src/adapters/mongo/mongo-query-shapes.js';
 import { MongoBookRepository } from '../../../src/adapters/mongo/mongo-book-repository.js';
 import { MongoShelfRepository } from '../../../src/adapters/mongo/mongo-shelf-repository.js';
-import { BOOK_SORTS } from '../../../src/domain/book.js';
+import { BOOK_SORTS, type BookQuery } from '../../../src/domain/book.js';
 import { mongoTestServer } from '../../support/mongo-server.js';
 import { aBook, aShelf } from '../../support/builders.js';
 
@@ -102,13 +103,22 @@ describe('Mongo query shapes', () => {
       await books.findBySha256('0'.repeat(64));
       await books.findByIds(['b1', 'b2']);
       await books.existingIds(['b1']);
-      for (const field of BOOK_SORTS) {
-        for (const descending of [false, true]) {
-          for (const extra of [{}, { format: 'epub' as const }, { q: 'ook' }, { q: 'oo' }, { author: 'ann' }, { tag: 'sf' }]) {
-            for (const page of [1, 2, 4]) await books.search({ page, pageSize: 1, sort: { field, descending }, ...extra });
+      const { searchGramsVersion: _unmarked, ...olderGrams } = toBookDocument(aBook({ id: 'b6', title: 'Older grams' }));
+      await db.collection('books').insertOne(olderGrams as never);
+      const searchEverything = async (queries: readonly Partial<BookQuery>[]) => {
+        for (const field of BOOK_SORTS) {
+          for (const descending of [false, true]) {
+            for (const extra of queries) {
+              for (const page of [1, 2, 4]) await books.search({ page, pageSize: 1, sort: { field, descending }, ...extra });
+            }
           }
         }
-      }
+      };
+      await searchEverything([{ q: 'ook' }, { q: 'oo' }, { q: 'o' }]);
+      repositoriesRunning = false; // housekeeping cursors run as long as the library needs, without maxTimeMS
+      await backfillSearchTokens(db);
+      repositoriesRunning = true;
+      await searchEverything([{}, { format: 'epub' }, { q: 'ook' }, { q: 'oo' }, { q: 'o' }, { q: 'o', author: 'ann' }, { author: 'ann' }, { tag: 'sf' }]);
       await shelves.create(aShelf({ id: 's1', bookIds: ['b1', 'b2'], owner: { id: 'u1', username: 'u1' } }));
       await shelves.addBook('s1', 'b3', at);
       await shelves.replaceBooks('s1', ['b3', 'b1'], at);

@@ -83,7 +83,7 @@ describe(`state every instance shares (${MONGO_SERVER_NAMES[mongoServerKind()]})
     expect(await names('fs.chunks')).toContain('files_id_1_n_1');
     expect(await names('throttles')).toContain('throttles_ttl');
     expect(await names('rate_counters')).toContain('rate_counters_ttl');
-    expect(await a.database.db.collection('stacks_meta').findOne({ _id: 'schema' as never })).toMatchObject({ version: 2 });
+    expect(await a.database.db.collection('stacks_meta').findOne({ _id: 'schema' as never })).toMatchObject({ version: 3 });
   });
 
   it.runIf(mongoServerKind() === 'congodb')('refuses at start a standalone server, saying MongoDB must be a replica set', async () => {

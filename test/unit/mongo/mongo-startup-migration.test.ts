@@ -4,6 +4,7 @@ import { pino } from 'pino';
 import { toBookDocument } from '../../../src/adapters/mongo/mongo-book-documents.js';
 import { MongoBookRepository } from '../../../src/adapters/mongo/mongo-book-repository.js';
 import { MIGRATION_BATCH } from '../../../src/adapters/mongo/mongo-library-migration.js';
+import { SEARCH_GRAMS_VERSION } from '../../../src/domain/book-search-grams.js';
 import { createMongoStore } from '../../../src/adapters/mongo/mongo-store.js';
 import { loadConfig } from '../../../src/bootstrap/config.js';
 import { startStacks, type RunningStacks } from '../../../src/bootstrap/server.js';
@@ -23,9 +24,12 @@ const start = async () => {
   running.push(instance);
   return instance;
 };
-const waitingForGrams = () => db.collection('books').countDocuments({ searchTokens: { $exists: false } });
-const searchNeedle = (books: MongoBookRepository) =>
-  books.search({ q: 'EEDLE', page: 1, pageSize: 10, sort: { field: 'title', descending: false } }).then((page) => page.items.map((b) => b.id));
+const waitingForGrams = () => db.collection('books').countDocuments({ searchGramsVersion: { $ne: SEARCH_GRAMS_VERSION } });
+/** `EEDLE` (three-character grams) and `DL` (a two-character run) each find only the needle. */
+const searchNeedle = async (books: MongoBookRepository) => {
+  const found = await Promise.all(['EEDLE', 'DL'].map((q) => books.search({ q, page: 1, pageSize: 10, sort: { field: 'title', descending: false } })));
+  return found.map((page) => page.items.map((b) => b.id));
+};
 
 beforeAll(async () => {
   url = (await mongoTestServer()).database(`stacks_startup_migration_${process.pid}`);
@@ -34,7 +38,7 @@ beforeAll(async () => {
   await client.connect();
   db = client.db();
   const legacy = Array.from({ length: LEGACY_BOOKS }, (_, i) => {
-    const { searchTokens: _dropped, ...document } = toBookDocument(aBook({ id: `old-${i}`, title: i === 3 ? 'Needle in a haystack' : `Hay ${i}` }));
+    const { searchTokens: _dropped, searchGramsVersion: _unmarked, ...document } = toBookDocument(aBook({ id: `old-${i}`, title: i === 3 ? 'Needle in a haystack' : `Hay ${i}` }));
     return document;
   });
   await db.collection('books').insertMany(legacy as never[]);
@@ -54,14 +58,14 @@ describe(`Mongo start-up with ${LEGACY_BOOKS} books waiting for their search gra
     expect(await first.housekeeping).toBe('held-elsewhere');
     expect(await waitingForGrams()).toBe(LEGACY_BOOKS);
     const books = new MongoBookRepository(db);
-    expect(await searchNeedle(books)).toEqual(['old-3']);
+    expect(await searchNeedle(books)).toEqual([['old-3'], ['old-3']]);
 
     await db.collection('leases').deleteOne({ _id: 'housekeeping' as never });
     const second = await start();
     expect((await fetch(`http://127.0.0.1:${second.port}/readyz`)).status).toBe(200);
     expect(await second.housekeeping).toBe('done');
     expect(await waitingForGrams()).toBe(0);
-    expect(await searchNeedle(books)).toEqual(['old-3']);
-    expect(await searchNeedle(new MongoBookRepository(db))).toEqual(['old-3']);
+    expect(await searchNeedle(books)).toEqual([['old-3'], ['old-3']]);
+    expect(await searchNeedle(new MongoBookRepository(db))).toEqual([['old-3'], ['old-3']]);
   }, 60_000);
 });
