@@ -2,6 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, opendir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { BlobStore, ByteRange, StagedFile } from '../../application/ports.js';
+import { assertReadableSpans } from '../../application/byte-spans.js';
 import { stagingDir } from './fs-upload-staging.js';
 
 const KEY_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
@@ -13,16 +14,6 @@ function assertKey(key: string): void {
   if (typeof key !== 'string' || !KEY_PATTERN.test(key) || key.startsWith('.')) {
     throw new RangeError(`invalid blob key ${JSON.stringify(String(key).slice(0, 140))}`);
   }
-}
-
-/** Valid byte ranges of at most 1 MiB in all (readSpans buffers them). */
-function assertSpans(ranges: readonly ByteRange[]): void {
-  let total = 0;
-  for (const { start, end } of ranges) {
-    if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && end >= start)) throw new RangeError('invalid byte range');
-    total += end - start + 1;
-  }
-  if (total > 1024 * 1024) throw new RangeError('spans larger than 1 MiB in all');
 }
 
 /** Flushes a directory entry change (create, rename, unlink) to disk. */
@@ -100,7 +91,7 @@ export class FsBlobStore implements BlobStore {
 
   async readSpans(key: string, ranges: readonly ByteRange[]): Promise<Uint8Array[] | null> {
     assertKey(key);
-    assertSpans(ranges);
+    assertReadableSpans(ranges);
     let handle;
     try {
       handle = await open(this.path(key), 'r');

@@ -5,6 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { GridFSBucket, ObjectId } from 'mongodb';
 import type { Db, GridFSFile } from 'mongodb';
 import type { BlobStore, ByteRange, StagedFile } from '../../application/ports.js';
+import { assertReadableSpans } from '../../application/byte-spans.js';
 
 const KEY_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 /** Documents per batch of a housekeeping cursor or range. */
@@ -14,16 +15,6 @@ function assertKey(key: string): void {
   if (typeof key !== 'string' || !KEY_PATTERN.test(key) || key.startsWith('.')) {
     throw new RangeError(`invalid blob key ${JSON.stringify(String(key).slice(0, 140))}`);
   }
-}
-
-/** Valid byte ranges of at most 1 MiB in all (readSpans buffers them). */
-function assertSpans(ranges: readonly ByteRange[]): void {
-  let total = 0;
-  for (const { start, end } of ranges) {
-    if (!(Number.isSafeInteger(start) && Number.isSafeInteger(end) && start >= 0 && end >= start)) throw new RangeError('invalid byte range');
-    total += end - start + 1;
-  }
-  if (total > 1024 * 1024) throw new RangeError('spans larger than 1 MiB in all');
 }
 
 /**
@@ -65,7 +56,7 @@ export class GridFsBlobStore implements BlobStore {
 
   async readSpans(key: string, ranges: readonly ByteRange[]): Promise<Uint8Array[] | null> {
     assertKey(key);
-    assertSpans(ranges);
+    assertReadableSpans(ranges);
     const file = await this.latest(key);
     if (!file) return null;
     const spans: Uint8Array[] = [];
