@@ -3,6 +3,7 @@ import type { HttpDeps } from '../adapters/http/app.js';
 import { bookRoutes } from '../adapters/http/books.routes.js';
 import { healthRoutes } from '../adapters/http/health.routes.js';
 import { identityRoutes } from '../adapters/http/identity.routes.js';
+import { kosyncErrors } from '../adapters/http/kosync-responses.js';
 import { kosyncRouter } from '../adapters/http/kosync.routes.js';
 import { OidcStateCookie } from '../adapters/http/oidc-state-cookie.js';
 import { oidcRoutes } from '../adapters/http/oidc.routes.js';
@@ -65,7 +66,8 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
     }) }, {
       path: '/kosync',
-      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress) }),
+      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), log: logger }),
+      errors: kosyncErrors,
     }],
   };
 }

@@ -101,4 +101,21 @@ describe('KOReader sync refusals', () => {
     const listed = await keys.listByOwner(alice.user.id, { page: 1, pageSize: 10 });
     expect(listed.items[0]?.lastUsedAt).toEqual(TEST_NOW);
   });
+
+  it('answers the request budget\'s 429 as KOReader reads it: its media type, a message and Retry-After', async () => {
+    const limited = await startTestApp({ RATE_LIMIT_PER_MINUTE: '3' }, { clock });
+    try {
+      const answers = [];
+      for (let i = 0; i < 5; i++) answers.push(await request(limited.app).get('/kosync/users/auth').set(koreaderHeaders('alice', 'stk_x')));
+      const last = answers.at(-1)!;
+      expect(last.status).toBe(429);
+      expect(last.headers['content-type']).toBe(KOSYNC_TYPE);
+      expect(last.headers['retry-after']).toMatch(/^\d+$/);
+      expect(JSON.parse(last.text)).toMatchObject({ code: 'rate_limited', message: expect.any(String) });
+      const api = await request(limited.app).get('/api/books');
+      expect([api.status, api.headers['content-type']]).toEqual([429, 'application/problem+json; charset=utf-8']);
+    } finally {
+      await limited.close();
+    }
+  });
 });

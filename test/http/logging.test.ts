@@ -1,5 +1,6 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { koreaderHeaders } from '../support/koreader.js';
 import { bearer, startTestApp, type TestApp } from '../support/test-app.js';
 
 const lines: string[] = [];
@@ -37,5 +38,24 @@ describe('request and auth logs', () => {
       expect(all).not.toContain(secret);
     }
     expect(lines.every((l) => !l.includes('\r\nforged'))).toBe(true);
+  });
+
+  it('log each KOReader sign-in refusal and each explicit sign-in, with neither the key nor its MD5', async () => {
+    const reg = await request(t.app).post('/api/auth/register').send({ username: 'koreader', email: 'k@example.test', password: 'secret-password-5' });
+    const key: string = (await request(t.app).post('/api/auth/keys').set(bearer(reg.body.access_token)).send({ name: 'kobo' })).body.key;
+    const headers = koreaderHeaders('koreader', key);
+    await request(t.app).get('/kosync/users/auth').set(koreaderHeaders('koreader', 'stk_wrong-key-6'));
+    await request(t.app).get('/kosync/users/auth').set(headers);
+    await request(t.app).get('/kosync/syncs/progress/0123456789abcdef0123456789abcdef').set(headers);
+
+    const events = lines.map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => String(r.event).startsWith('kosync_'));
+    expect(events.map((r) => [r.event, r.login ?? r.user_id, r.code])).toEqual([
+      ['kosync_auth_failed', 'koreader', 'invalid_token'],
+      ['kosync_auth_succeeded', reg.body.user.id, undefined],
+    ]);
+    const all = lines.join('\n');
+    for (const secret of [key, headers['x-auth-key'], 'stk_wrong-key-6', koreaderHeaders('koreader', 'stk_wrong-key-6')['x-auth-key']]) {
+      expect(all).not.toContain(secret);
+    }
   });
 });

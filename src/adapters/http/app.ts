@@ -1,4 +1,4 @@
-import express, { type Express, type RequestHandler } from 'express';
+import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
 import swaggerUi from 'swagger-ui-express';
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
@@ -33,6 +33,8 @@ export interface HttpDeps {
 export interface MountedRouter {
   readonly path: string;
   readonly router: RequestHandler;
+  /** How errors under `path` are answered when the router's own handler never saw them (e.g. the request budget's 429). */
+  readonly errors?: ErrorRequestHandler;
 }
 
 /** Builds the Express application (no listen). */
@@ -63,6 +65,7 @@ export function createApp(deps: HttpDeps): Express {
   app.use(apiHeaders, noStore, api);
   app.use(methodNotAllowed(deps.routes));
   app.use(routeNotFound);
+  for (const extra of deps.extraRouters ?? []) if (extra.errors) app.use(extra.path, extra.errors);
   app.use(errorHandler(deps.logger));
   return app;
 }
