@@ -1,0 +1,36 @@
+// The runtime ports: time, ids, and the housekeeping lease, steps and log.
+
+export interface Clock {
+  now(): Date;
+}
+
+export interface IdGenerator {
+  next(): string;
+}
+
+/** Keeps housekeeping to one instance at a time (MongoDB: a lease document with an expiry). */
+export interface HousekeepingLease {
+  /** How long a taken or renewed lease lasts; it is renewed every third of that while the work runs. */
+  readonly ttlMs: number;
+  /** Takes the lease; false when another instance holds it. */
+  acquire(now: Date): Promise<boolean>;
+  /** Extends the lease held; false when it was lost. */
+  renew(now: Date): Promise<boolean>;
+  /** Gives the lease up. */
+  release(): Promise<void>;
+}
+
+/** One piece of upkeep run after listening: idempotent, bounded in memory, safe to cut short and run again. */
+export interface HousekeepingStep {
+  readonly name: string;
+  /** Does the work; returns counts to log (what was removed, migrated, kept). */
+  run(): Promise<object>;
+}
+
+/** Where background work reports progress and trouble (the service log). */
+export interface ActivityLog {
+  /** Something done. */
+  info(details: object, message: string): void;
+  /** Something that went wrong without stopping the work. */
+  warn(details: object, message: string): void;
+}
