@@ -8,6 +8,7 @@ export * from './domain/book-file-name.js';
 export * from './domain/book-metadata.js';
 export * from './domain/book-search-grams.js';
 export * from './domain/book.js';
+export * from './domain/byte-range.js';
 export * from './domain/client-address.js';
 export * from './domain/known-blocks.js';
 export * from './domain/koreader-digest.js';

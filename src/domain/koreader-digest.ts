@@ -1,4 +1,5 @@
 import type { Book } from './book.js';
+import type { ByteRange } from './byte-range.js';
 
 /** KOReader's two digests of a book file, the `document` its kosync plugin sends (lowercase hex MD5s). */
 export interface KoreaderDigests {
@@ -6,12 +7,6 @@ export interface KoreaderDigests {
   readonly partialMd5: string;
   /** MD5 of the file name as Stacks serves it (KOReader's "filename" matching). */
   readonly fileNameMd5: string;
-}
-
-/** A span of a file; `end` is inclusive. */
-export interface SampleRange {
-  readonly start: number;
-  readonly end: number;
 }
 
 /** Bytes KOReader reads per sample (its `size`), and its `step`. */
@@ -32,8 +27,8 @@ export const KOREADER_SAMPLE_OFFSETS: readonly number[] = Array.from(
  * hashes: each sample up to 1,024 bytes, none at or past the end of the file (KOReader stops at the
  * first empty read), adjacent samples merged so a reader opens each span once.
  */
-export function koreaderSampleRanges(size: number): SampleRange[] {
-  const ranges: SampleRange[] = [];
+export function koreaderSampleRanges(size: number): ByteRange[] {
+  const ranges: ByteRange[] = [];
   for (const offset of KOREADER_SAMPLE_OFFSETS) {
     if (offset >= size) break;
     const end = Math.min(offset + KOREADER_SAMPLE_BYTES, size) - 1;

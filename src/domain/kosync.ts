@@ -14,20 +14,14 @@ export interface SyncPush {
   readonly deviceId: string;
 }
 
-/** A user's KOReader position in a document that matches no Stacks book. */
-export interface SyncDocument extends SyncPush {
-  readonly userId: string;
+/** What KOReader pulls for a document: the newest position, whoever wrote it, and when. */
+export interface SyncState extends SyncPush {
   readonly updatedAt: Date;
 }
 
-/** What KOReader pulls for a document: the newest position, whoever wrote it. */
-export interface SyncState {
-  readonly document: string;
-  readonly progress: string;
-  readonly percentage: number;
-  readonly device: string;
-  readonly deviceId: string;
-  readonly updatedAt: Date;
+/** A user's KOReader position in a document that matches no Stacks book. */
+export interface SyncDocument extends SyncState {
+  readonly userId: string;
 }
 
 /** The lookup form of a document digest: KOReader sends lowercase hex; upper case finds the same book. */

@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { mkdir, open, opendir, rename, rm, stat, unlink, utimes } from 'node:fs/promises';
 import { dirname, join, resolve } from 'node:path';
 import type { BlobStore, ByteRange, StagedFile } from '../../application/ports.js';
-import { assertReadableSpans } from '../../application/byte-spans.js';
+import { assertReadableSpans } from '../../domain/byte-range.js';
 import { stagingDir } from './fs-upload-staging.js';
 
 const KEY_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;

@@ -5,7 +5,7 @@ import { pipeline } from 'node:stream/promises';
 import { GridFSBucket, ObjectId } from 'mongodb';
 import type { Db, GridFSFile } from 'mongodb';
 import type { BlobStore, ByteRange, StagedFile } from '../../application/ports.js';
-import { assertReadableSpans } from '../../application/byte-spans.js';
+import { assertReadableSpans } from '../../domain/byte-range.js';
 
 const KEY_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 /** Documents per batch of a housekeeping cursor or range. */

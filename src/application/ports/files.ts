@@ -1,4 +1,7 @@
+import type { ByteRange } from '../../domain/byte-range.js';
 import type { BookFormat, BookMetadata } from '../../domain/book.js';
+
+export type { ByteRange };
 
 // The file ports: upload staging, stored blobs and metadata extraction.
 
@@ -15,12 +18,6 @@ export interface UploadStaging {
   discard(file: StagedFile): Promise<void>;
   /** Removes the temp files last written before olderThan (start-up reconciler). Returns how many. */
   clear(olderThan: Date): Promise<number>;
-}
-
-export interface ByteRange {
-  readonly start: number;
-  /** Inclusive. */
-  readonly end: number;
 }
 
 export interface BlobStore {

@@ -1,12 +1,13 @@
 import { describe, expect, it } from 'vitest';
 import {
-  KOREADER_SAMPLE_OFFSETS, koreaderFileName, koreaderSampleRanges, type SampleRange,
+  KOREADER_SAMPLE_OFFSETS, koreaderFileName, koreaderSampleRanges,
 } from '../../../src/domain/koreader-digest.js';
+import type { ByteRange } from '../../../src/domain/byte-range.js';
 import { seededBytes } from '../../support/fixtures/index.js';
 import { readingBuffer, referencePartialMd5, md5Of } from '../../support/koreader-reference.js';
 
 const KiB = 1024;
-const concat = (bytes: Buffer, ranges: readonly SampleRange[]) => Buffer.concat(ranges.map((r) => bytes.subarray(r.start, r.end + 1)));
+const concat = (bytes: Buffer, ranges: readonly ByteRange[]) => Buffer.concat(ranges.map((r) => bytes.subarray(r.start, r.end + 1)));
 
 describe('KOREADER_SAMPLE_OFFSETS', () => {
   it('starts at 0, as LuaJIT computes lshift(1024, -2), then 1 KiB × 4^i up to 1 GiB', () => {

@@ -1,4 +1,9 @@
-import type { ByteRange } from './ports.js';
+/** A span of a file; `end` is inclusive. */
+export interface ByteRange {
+  readonly start: number;
+  /** Inclusive. */
+  readonly end: number;
+}
 
 /** The most bytes one `BlobStore.readSpans` call may ask for (the spans are buffered). */
 export const MAX_SPAN_BYTES = 1024 * 1024;
