@@ -6,9 +6,10 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mongoLimits, mongoServerKind, mongoTestServer, type StandInLimit } from '../../support/mongo-server.js';
 import { startTestApp, type TestApp } from '../../support/test-app.js';
-import type { ProgressRepository } from '../../../src/application/ports.js';
+import type { ProgressRepository, SyncDocumentRepository } from '../../../src/application/ports.js';
 import { PORTS } from '../../../src/bootstrap/tokens.js';
 import type { StoredProgress } from '../../../src/domain/reading-progress.js';
+import type { SyncDocument } from '../../../src/domain/kosync.js';
 
 /** One HTTP answer, reduced to what the races judge. */
 export interface Answer {
@@ -47,6 +48,8 @@ export interface RaceWorld {
   address(): string;
   /** The stored reading progress, read from the store itself (what no route can show: a record of a deleted book). */
   progressOf(userId: string, bookId: string): Promise<StoredProgress | null>;
+  /** The stored KOReader position of a document that matches no book, read from the store itself. */
+  syncDocumentOf(userId: string, document: string): Promise<SyncDocument | null>;
   close(): Promise<void>;
 }
 
@@ -139,6 +142,7 @@ export async function raceWorld(store: StoreUnderRace, env: Record<string, strin
     fresh,
     address,
     progressOf: (userId, bookId) => t.container.di.resolve<ProgressRepository>(PORTS.ProgressRepository).get(userId, bookId),
+    syncDocumentOf: (userId, document) => t.container.di.resolve<SyncDocumentRepository>(PORTS.SyncDocumentRepository).get(userId, document),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

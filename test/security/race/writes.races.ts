@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createHttpServer } from '../../../src/adapters/http/http-server.js';
 import type { UserRepository } from '../../../src/application/ports.js';
 import { PORTS } from '../../../src/bootstrap/tokens.js';
+import { koreaderHeaders, koreaderKey } from '../../support/koreader.js';
 import { startTestApp } from '../../support/test-app.js';
 
 const PAIRS = 50;
@@ -182,6 +183,30 @@ export const lostUpdateRaces: Race[] = [
     const whole = writes.some((x) => x.percentage === after.percentage && x.locator === after.locator && x.device_id === after.device_id);
     const lost = (whole ? 0 : 1) + Math.abs(listed.body.total - 1);
     return outcome([...answers, listed], lost, 0, `state ${after.locator}, listed ${listed.body.total} time(s)`);
+  }),
+  race('RACE-KOSYNC-PUSH-BURST', '100 KOReader pushes at once, for a Stacks book and for an unknown document: each ends one whole pushed position', async (w) => {
+    const owner = await w.fresh('kosyncpush');
+    const [bookId] = await books(w, owner, 1, 'kosync');
+    const key = (await w.send('POST', '/api/auth/keys', { token: owner.token, body: { name: 'kobo' } })).body.key as string;
+    // A file under 1 KiB is one sample: its partial MD5 is the MD5 of the whole file.
+    const documents = [koreaderKey(`kosync 0 ${owner.username}\n`), 'f'.repeat(32)];
+    const pushes = Array.from({ length: BURST }, (_, i) => ({
+      document: documents[i % 2]!, progress: `/body/DocFragment[${i}]`, percentage: (i + 1) / (BURST + 1), device: `dev ${i}`, device_id: `id-${i}`,
+    }));
+    const headers = koreaderHeaders(owner.username, key);
+    const answers = await w.burst(BURST, (i) => w.send('PUT', '/kosync/syncs/progress', { headers, body: pushes[i], from: w.address() }));
+    const accepted = pushes.filter((_, i) => answers[i]!.status === 200);
+    // 200, or 429 once the burst's own reservations reached the account limit (successes give back only their own).
+    let lost = answers.every((a) => a.status === 200 || a.status === 429) ? 0 : 1;
+    // Read from the store: the burst may have left the account blocked for kosync for a while.
+    const stored = [await w.progressOf(owner.id, bookId!), await w.syncDocumentOf(owner.id, documents[1]!)];
+    for (const [n, state] of stored.entries()) {
+      const mine = accepted.filter((p) => p.document === documents[n]);
+      const whole = mine.some((p) => p.percentage === state?.percentage && p.device_id === state?.deviceId
+        && p.progress === (state && 'locator' in state ? state.locator : state?.progress));
+      if (mine.length > 0 && !whole) lost += 1;
+    }
+    return outcome(answers, lost, 0, `${accepted.length} pushes accepted; stored ${JSON.stringify(stored.map((x) => x?.percentage ?? null))}`);
   }),
   race('RACE-PROGRESS-VS-DELETE', '50 books each given progress while being deleted: no progress record outlives its book', async (w) => {
     const owner = await w.fresh('progdel');
