@@ -64,10 +64,11 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
       login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), apiKeys: di.resolve(AuthenticateApiKey), publicUrl: config.publicUrl,
       listBooks: di.resolve(ListBooks), getBook: di.resolve(GetBook), file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover),
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
-    }) }, {
+    }), checksSecrets: true }, {
       path: '/kosync',
       router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), log: logger }),
       errors: kosyncErrors,
+      checksSecrets: true,
     }],
   };
 }

@@ -9,6 +9,7 @@ import { newRegistry, openApiDocument } from './openapi.js';
 import { requestLog } from './request-log.js';
 import { rateLimits, type RateLimitSettings } from './rate-limit.js';
 import { mountRoute, type AnyRoute } from './route.js';
+import { checksSecretAt, pathPattern, secretCheckLane } from './secret-check-lane.js';
 import { apiHeaders, corsFor, docsHeaders, noStore } from './security.js';
 
 export interface HttpSettings {
@@ -35,6 +36,8 @@ export interface MountedRouter {
   readonly router: RequestHandler;
   /** How errors under `path` are answered when the router's own handler never saw them (e.g. the request budget's 429). */
   readonly errors?: ErrorRequestHandler;
+  /** Every request under `path` checks a password or key (KOReader's sync key, OPDS Basic): it waits in the secret-check lane. */
+  readonly checksSecrets?: boolean;
 }
 
 /** Builds the Express application (no listen). */
@@ -48,6 +51,8 @@ export function createApp(deps: HttpDeps): Express {
   app.use(corsFor(deps.settings.corsOrigins));
   app.use(optionsRefused(deps.routes));
   if (deps.settings.rateLimits) app.use(rateLimits(deps.settings.rateLimits, refusedWith));
+  // After the request budgets, so a flood beyond its budget is refused at once instead of queueing.
+  app.use(secretCheckLane(secretChecksOf(deps)));
 
   const registry = newRegistry();
   const api = express.Router();
@@ -92,11 +97,16 @@ function optionsRefused(routes: readonly AnyRoute[]): RequestHandler {
   };
 }
 
+/** The routes declared with `checksSecret` and the routers declared with `checksSecrets`. */
+export function secretChecksOf(deps: Pick<HttpDeps, 'routes' | 'extraRouters'>) {
+  return checksSecretAt(deps.routes.filter((r) => r.checksSecret), (deps.extraRouters ?? []).filter((r) => r.checksSecrets).map((r) => r.path));
+}
+
 /** A known path asked with another method is 405 with `Allow`, not 404. */
 function methodNotAllowed(routes: readonly AnyRoute[]): RequestHandler {
   const patterns = routes.map((r) => ({
     method: r.method.toUpperCase(),
-    regex: new RegExp(`^${r.path.replace(/\{\w+\}/g, '[^/]+')}/?$`),
+    regex: pathPattern(r.path),
   }));
   return (req, res, next) => {
     const allowed = patterns.filter((p) => p.regex.test(req.path)).map((p) => p.method);

@@ -22,7 +22,7 @@ const tag = 'Authentication';
 export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
   return [
     route({
-      method: 'post', path: '/api/auth/register', summary: 'Register a new account', tag, auth: false, body: RegisterBody,
+      method: 'post', path: '/api/auth/register', summary: 'Register a new account', tag, auth: false, checksSecret: true, body: RegisterBody,
       responses: { 201: { description: 'Registered and signed in', schema: TokenResponseSchema } },
       errors: [403, 409],
       async handle({ body, res }) {
@@ -32,7 +32,7 @@ export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
       },
     }),
     route({
-      method: 'post', path: '/api/auth/login', summary: 'Log in with username or e-mail and password', tag, auth: false, body: LoginBody,
+      method: 'post', path: '/api/auth/login', summary: 'Log in with username or e-mail and password', tag, auth: false, checksSecret: true, body: LoginBody,
       responses: { 200: { description: 'Signed in', schema: TokenResponseSchema } },
       errors: [401, 403, 429],
       async handle({ body, req, res }) {
@@ -66,7 +66,7 @@ export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
       },
     }),
     route({
-      method: 'put', path: '/api/auth/password', summary: 'Change the password; revokes every older token', tag, auth: true,
+      method: 'put', path: '/api/auth/password', summary: 'Change the password; revokes every older token', tag, auth: true, checksSecret: true,
       body: ChangePasswordBody,
       responses: { 204: { description: 'Password changed' } },
       errors: [403],

@@ -63,7 +63,7 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
       },
     }),
     route({
-      method: 'post', path: '/api/auth/oidc/token', summary: 'Trade the one-time sign-in code for a token', tag, auth: false,
+      method: 'post', path: '/api/auth/oidc/token', summary: 'Trade the one-time sign-in code for a token', tag, auth: false, checksSecret: true,
       body: OidcCodeBody,
       responses: { 200: { description: 'Signed in', schema: TokenResponseSchema } },
       errors: [403, 404],

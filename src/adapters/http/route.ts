@@ -32,6 +32,8 @@ export interface RouteSpec<P, Q, B> {
   readonly summary: string;
   readonly tag: string;
   readonly auth: boolean;
+  /** The handler checks a password, key or one-time code: the request waits in the secret-check lane (see secret-check-lane.ts). */
+  readonly checksSecret?: boolean;
   readonly params?: ZodType<P>;
   readonly query?: ZodType<Q>;
   /** A JSON body, validated; the request must be application/json. */
