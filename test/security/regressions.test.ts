@@ -119,10 +119,10 @@ describe('fixes found by the security suite', () => {
     expect(addressBucket('10.0.0.1')).not.toBe(addressBucket('10.0.0.2'));
   });
 
-  it('RES-02: every operation but the health probes documents the 429 the rate limit can give', async () => {
+  it('RES-02: every operation but the health probes documents the 429 the rate limit can give and the 503 of a store that does not answer', async () => {
     const doc = (await request(t.app).get('/openapi.json')).body as { paths: Record<string, Record<string, { responses: object }>> };
-    const missing = Object.entries(doc.paths).flatMap(([path, ops]) => Object.entries(ops)
-      .filter(([, op]) => !['/healthz', '/readyz'].includes(path) && !('429' in op.responses)).map(([m]) => `${m} ${path}`));
+    const missing = Object.entries(doc.paths).filter(([path]) => !['/healthz', '/readyz'].includes(path)).flatMap(([path, ops]) => Object.entries(ops)
+      .flatMap(([method, op]) => ['429', '503'].filter((status) => !(status in op.responses)).map((status) => `${method} ${path} ${status}`)));
     expect(missing).toEqual([]);
   });
 });

@@ -103,7 +103,10 @@ export function mountRoute(router: Router, registry: OpenAPIRegistry, spec: AnyR
 
 function openApiOf(spec: AnyRoute): RouteConfig {
   const errors = new Set<number>(spec.errors ?? []);
-  if (spec.tag !== 'Operations') errors.add(429); // the per-address rate limit applies to every route but the health probes
+  if (spec.tag !== 'Operations') {
+    errors.add(429); // the per-address rate limit applies to every route but the health probes
+    errors.add(503); // so does the store behind it: `store_unavailable`, or `throttle_busy` for a sign-in it cannot count
+  }
   if (spec.auth) errors.add(401);
   if (spec.params || spec.query) errors.add(422);
   if (spec.body) [400, 413, 415, 422].forEach((s) => errors.add(s));
