@@ -1,4 +1,4 @@
-import type { Request, RequestHandler } from 'express';
+import type { NextFunction, Request, RequestHandler } from 'express';
 
 /** Which requests check a password or key before they are signed in (login, registration, KOReader, OPDS Basic). */
 export type ChecksSecret = (req: Request) => boolean;
@@ -10,7 +10,7 @@ export type ChecksSecret = (req: Request) => boolean;
  * waits. Other requests pass at once. A request whose client left while waiting is dropped unread.
  */
 export function secretCheckLane(checksSecret: ChecksSecret): RequestHandler {
-  const waiting: Array<{ readonly req: Request; readonly next: () => void }> = [];
+  const waiting: Array<{ readonly req: Request; readonly next: NextFunction }> = [];
   let turnScheduled = false;
   const admitOne = () => {
     turnScheduled = false;
@@ -24,7 +24,7 @@ export function secretCheckLane(checksSecret: ChecksSecret): RequestHandler {
   };
   return (req, _res, next) => {
     if (!checksSecret(req)) return next();
-    waiting.push({ req, next: () => next() });
+    waiting.push({ req, next });
     if (!turnScheduled) scheduleTurn();
   };
 }
