@@ -78,7 +78,7 @@ describe('the secret-check lane of the real app', () => {
 
   it('takes every request that checks a password, key or one-time code before the caller is known', () => {
     const checks = [
-      ['POST', '/api/auth/login'], ['POST', '/api/auth/register'], ['PUT', '/api/auth/password'], ['POST', '/api/auth/oidc/token'],
+      ['POST', '/api/auth/login'], ['POST', '/api/auth/register'], ['PUT', '/api/auth/password'], ['POST', '/api/auth/oidc/token'], ['GET', '/api/auth/oidc/callback'],
       ['POST', '/kosync/users/create'], ['GET', '/kosync/users/auth'], ['PUT', '/kosync/syncs/progress'], ['GET', '/kosync/syncs/progress/abc'],
       ['GET', '/opds'], ['GET', '/opds/v2/publications'], ['GET', '/opds/books/x/file'],
     ];
@@ -89,7 +89,7 @@ describe('the secret-check lane of the real app', () => {
     const others = [
       ['GET', '/api/auth/me'], ['POST', '/api/auth/logout'], ['GET', '/api/books'], ['POST', '/api/books'], ['GET', '/api/books/x/file'],
       ['PUT', '/api/books/x/progress'], ['POST', '/api/shelves'], ['GET', '/healthz'], ['GET', '/readyz'], ['GET', '/openapi.json'],
-      ['GET', '/api/auth/config'], ['POST', '/api/auth/keys'], ['GET', '/opdsx'],
+      ['GET', '/api/auth/config'], ['POST', '/api/auth/keys'], ['GET', '/api/auth/oidc/login'], ['GET', '/opdsx'],
     ];
     expect(others.filter(([method, path]) => picked(method!, path!))).toEqual([]);
   });

@@ -40,7 +40,7 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
       },
     }),
     route({
-      method: 'get', path: '/api/auth/oidc/callback', summary: 'Finish single sign-on (the provider redirects here)', tag, auth: false,
+      method: 'get', path: '/api/auth/oidc/callback', summary: 'Finish single sign-on (the provider redirects here)', tag, auth: false, checksSecret: true,
       query: OidcCallbackQuery,
       responses: {
         200: { description: 'Signed in (no return_to was given)', schema: TokenResponseSchema },
