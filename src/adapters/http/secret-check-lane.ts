@@ -1,6 +1,6 @@
 import type { NextFunction, Request, RequestHandler } from 'express';
 
-/** Which requests check a password or key before they are signed in (login, registration, KOReader, OPDS Basic). */
+/** Which requests check a password, key or one-time code (login, registration, KOReader, OPDS Basic, SSO). */
 export type ChecksSecret = (req: Request) => boolean;
 
 /**
