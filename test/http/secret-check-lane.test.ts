@@ -76,7 +76,7 @@ describe('a flood beyond the request budget', () => {
 describe('the secret-check lane of the real app', () => {
   const picked = (method: string, path: string) => secretChecksOf(httpDepsFrom(t.container))({ method, path } as Request);
 
-  it('takes every request that checks a password, key or one-time code before the caller is known', () => {
+  it('takes every request that checks a password, key or one-time code', () => {
     const checks = [
       ['POST', '/api/auth/login'], ['POST', '/api/auth/register'], ['PUT', '/api/auth/password'], ['POST', '/api/auth/oidc/token'], ['GET', '/api/auth/oidc/callback'],
       ['POST', '/kosync/users/create'], ['GET', '/kosync/users/auth'], ['PUT', '/kosync/syncs/progress'], ['GET', '/kosync/syncs/progress/abc'],
