@@ -12,13 +12,12 @@ import { shelfRoutes } from '../adapters/http/shelves.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
 import { opdsRouter } from '../adapters/opds/opds-router.js';
 import {
-  AddBookToShelf, Authenticate, AuthenticateApiKey, ChangePassword, CompleteOidcLogin, CreateApiKey, CreateShelf,
-  DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetBook, GetBookCover, GetBookFile,
+  AddBookToShelf, Authenticate, AuthenticateApiKey, AuthenticateSyncUser, ChangePassword, CompleteOidcLogin, CreateApiKey,
+  CreateShelf, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetBook, GetBookCover, GetBookFile,
   GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers,
-  LoginUser, Logout, RegisterUser, RemoveBookFromShelf, RevokeApiKey, StartOidcLink, StartOidcLogin, UpdateBook,
-  UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
+  LoginUser, Logout, PullSyncProgress, PushSyncProgress, RegisterUser, RemoveBookFromShelf, RevokeApiKey, StartOidcLink,
+  StartOidcLogin, UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
-import { AuthenticateSyncUser, PullSyncProgress, PushSyncProgress } from '../index.js';
 import type { StacksContainer } from './container.js';
 import { portsOf } from './tokens.js';
 

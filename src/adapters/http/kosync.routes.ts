@@ -1,13 +1,13 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { ZodType } from 'zod';
 import type { ActivityLog } from '../../application/ports.js';
 import type { AuthenticateSyncUser } from '../../application/use-cases/authenticate-sync-user.js';
 import type { PullSyncProgress } from '../../application/use-cases/pull-sync-progress.js';
 import type { PushSyncProgress } from '../../application/use-cases/push-sync-progress.js';
 import type { Actor } from '../../domain/actor.js';
-import { invalidInput, kosyncRegistrationClosed } from '../../domain/error-catalogue.js';
+import { kosyncRegistrationClosed } from '../../domain/error-catalogue.js';
 import { SYNC_LIMITS } from '../../domain/kosync.js';
 import { kosyncErrors, kosyncJsonBody, presentSyncState, sendKosync } from './kosync-responses.js';
+import { parse } from './route.js';
 import { z } from './zod.js';
 
 export interface KosyncDeps {
@@ -29,12 +29,6 @@ const PushBody = z.strictObject({
   identifiers: z.unknown().optional(),
 });
 const DocumentParams = z.object({ document: z.string().min(1).max(SYNC_LIMITS.document) });
-
-function parse<T>(schema: ZodType<T>, value: unknown, location: 'body' | 'path'): T {
-  const result = schema.safeParse(value);
-  if (result.success) return result.data;
-  throw invalidInput(`The request ${location} is invalid.`, result.error.issues.map((i) => ({ location, field: i.path.map(String).join('.') || '(root)', message: i.message })));
-}
 
 const header = (req: Request, name: string): string => {
   const value = req.headers[name];

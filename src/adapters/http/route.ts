@@ -61,7 +61,8 @@ function fieldErrors(error: ZodError, location: RequestPart): LocatedFieldError[
   return error.issues.map((issue) => ({ location, field: issue.path.map(String).join('.') || '(root)', message: issue.message }));
 }
 
-function parse<T>(schema: ZodType<T> | undefined, value: unknown, location: RequestPart): T {
+/** The part of the request as the schema reads it; a 422 naming each field that fails. */
+export function parse<T>(schema: ZodType<T> | undefined, value: unknown, location: RequestPart): T {
   if (!schema) return undefined as T;
   const result = schema.safeParse(value);
   if (!result.success) throw invalidInput(`The request ${location} is invalid.`, fieldErrors(result.error, location));

@@ -1,9 +1,9 @@
 import { addressBucket } from '../../domain/client-address.js';
 import { invalidCredentials, localLoginDisabled, rateLimited } from '../../domain/error-catalogue.js';
+import { KnownBlocks } from '../../domain/known-blocks.js';
 import type { ThrottlePolicy } from '../../domain/login-throttle.js';
 import { normalizeEmail, usernameKey, type User } from '../../domain/user.js';
 import type { Clock, IssuedToken, LoginThrottleRepository, PasswordHasher, TokenService, UserRepository } from '../ports.js';
-import { KnownBlocks } from '../../domain/known-blocks.js';
 
 export interface LoginPolicies {
   /** Consecutive failures against one account, from any address. */
