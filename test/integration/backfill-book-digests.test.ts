@@ -33,7 +33,7 @@ describe('BackfillBookDigests over SQLite and files on disk', () => {
       await store.books.create(aBook({ id: idOf(i), fileName: `Book ${i}.epub`, fileSize: file.length, sha256: md5Of(file).repeat(2) }));
       if (i !== 123) await blobs.putBytes(bookFileKey(idOf(i)), file);
     }
-    const backfill = new BackfillBookDigests(store.books, store.digests, blobs, new CryptoSecretGenerator());
+    const backfill = new BackfillBookDigests(store.books, store.digests, blobs, new CryptoSecretGenerator(), 200); // 200, 200, 50
     expect(await backfill.execute()).toEqual({ digested: 449, missingFiles: 1, failed: 0 });
     for (const i of [0, 1, 77, 199, 200, 201, 399, 400, 449]) {
       const partial = referencePartialMd5OfFile(join(dir, 'books', bookFileKey(idOf(i))));

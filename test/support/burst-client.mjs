@@ -10,7 +10,9 @@ const sockets = await Promise.all(list.map(async () => {
   await once(socket, 'connect');
   return socket;
 }));
-await new Promise((resolve) => setTimeout(resolve, 100)); // lets the server accept them first, so the writes land together
+// Gives the server a moment to accept them all, so the writes tend to land in one batch. The outcome
+// does not hang on it: with the lane, a request read later is still answered within a few loop turns.
+await new Promise((resolve) => setTimeout(resolve, 100));
 const answered = [];
 const done = sockets.map((socket, i) => once(socket, 'data').then(([chunk]) => answered.push(`${list[i].name} ${String(chunk).split(' ')[1]}`)));
 sockets.forEach((socket, i) => socket.write(list[i].raw));

@@ -1,4 +1,4 @@
-import { createHash } from 'node:crypto';
+import { md5Of } from './koreader-reference.js';
 
 /*
  * KOReader's kosync plugin as the tests replay it (koreader/koreader, plugins/kosync.koplugin; read at
@@ -18,7 +18,7 @@ import { createHash } from 'node:crypto';
  */
 
 /** What KOReader puts in `x-auth-key` for what the person typed as password. */
-export const koreaderKey = (password: string): string => createHash('md5').update(password).digest('hex');
+export const koreaderKey = (password: string): string => md5Of(password);
 
 /** The headers every authenticated kosync request carries. */
 export const koreaderHeaders = (username: string, password: string) => ({

@@ -1,10 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoClient, MongoServerError } from 'mongodb';
-import type { Collection, Db, Document } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import { isDuplicateId, isDuplicateKey } from '../../../src/adapters/mongo/mongo-database.js';
 import { MongoLoginThrottleRepository } from '../../../src/adapters/mongo/mongo-login-throttle-repository.js';
 import type { ThrottlePolicy } from '../../../src/domain/login-throttle.js';
 import { instant } from '../../support/builders.js';
+import { interceptFirstCall } from '../../support/mongo-intercept.js';
 import { mongoTestServer } from '../../support/mongo-server.js';
 
 /** An E11000 as a real server sends it: `keyPattern` and `keyValue` name the index and the values; the message is free text. */
@@ -33,25 +34,8 @@ describe('duplicate ids, decided by code 11000, keyPattern and keyValue (synthes
 
 /** The database as the throttle sees it when its first insert of a counter fails with the given server error. */
 function failingFirstInsert(db: Db, error: () => Promise<Error>): Db {
-  let fired = false;
-  const throttles = (real: Collection): Collection => new Proxy(real, {
-    get(target, property) {
-      if (property === 'insertOne' && !fired) {
-        return async () => {
-          fired = true;
-          throw await error();
-        };
-      }
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return new Proxy(db, {
-    get(target, property) {
-      if (property === 'collection') return (name: string) => (name === 'throttles' ? throttles(target.collection(name)) : target.collection(name));
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
+  return interceptFirstCall(db, 'throttles', 'insertOne', async () => {
+    throw await error();
   });
 }
 

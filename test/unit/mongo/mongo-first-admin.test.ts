@@ -1,8 +1,9 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoClient, MongoServerError } from 'mongodb';
-import type { Collection, Db } from 'mongodb';
+import type { Db } from 'mongodb';
 import { MongoUserRepository } from '../../../src/adapters/mongo/mongo-user-repository.js';
 import { aUser } from '../../support/builders.js';
+import { interceptFirstCall } from '../../support/mongo-intercept.js';
 import { mongoTestServer } from '../../support/mongo-server.js';
 
 /** What a real replica set answers the second of two transactions writing one document: retry the whole transaction. */
@@ -14,26 +15,9 @@ const writeConflict = () =>
  * write of the first-user guard lets the rival in first, then fails with the server's write conflict.
  */
 function withRivalOnGuard(db: Db, rival: () => Promise<void>): Db {
-  let fired = false;
-  const guarded = (guards: Collection): Collection => new Proxy(guards, {
-    get(target, property) {
-      if (property === 'updateOne' && !fired) {
-        return async () => {
-          fired = true;
-          await rival();
-          throw writeConflict();
-        };
-      }
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
-  });
-  return new Proxy(db, {
-    get(target, property) {
-      if (property === 'collection') return (name: string) => (name === 'guards' ? guarded(target.collection(name)) : target.collection(name));
-      const value: unknown = Reflect.get(target, property, target);
-      return typeof value === 'function' ? value.bind(target) : value;
-    },
+  return interceptFirstCall(db, 'guards', 'updateOne', async () => {
+    await rival();
+    throw writeConflict();
   });
 }
 

@@ -1,11 +1,10 @@
-import { createHash } from 'node:crypto';
 import { beforeEach, describe, expect, it } from 'vitest';
 import { actorFor } from '../../../src/domain/actor.js';
 import type { Permission } from '../../../src/domain/permissions.js';
 import type { User } from '../../../src/domain/user.js';
 import { aWorld, errorOf, type World } from '../../support/kit.js';
+import { koreaderKey as md5 } from '../../support/koreader.js';
 
-const md5 = (s: string) => createHash('md5').update(s).digest('hex');
 const ADDRESS = '192.0.2.5';
 let w: World;
 let gina: User;
