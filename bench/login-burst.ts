@@ -88,7 +88,7 @@ async function main(): Promise<void> {
     ].join('\n');
     process.stdout.write(`${body}\n`);
     if (!args.has('--no-write')) {
-      await appendResults({ title: 'Login burst: 150 logins at once on one account (issue 13)', command: 'npx tsx bench/login-burst.ts', startedAt, body }, machineInfo());
+      await appendResults({ title: 'Login burst: 150 logins at once on one account (issue 13)', command: `npx tsx bench/login-burst.ts ${process.argv.slice(2).join(' ')}`.trim(), startedAt, body }, machineInfo());
     }
   } finally {
     await prober.close();

@@ -128,7 +128,10 @@ async function main(): Promise<void> {
       markdownTable(['limiter', 'p50', 'p90', 'p99'], cost),
     ].join('\n');
     console.log(body);
-    if (!values['no-write']) await appendResults({ title: 'MongoDB start-up at 400,000 stored files, and the shared request budget', command: 'npm run bench:mongo-startup', startedAt, body });
+    if (!values['no-write']) await appendResults({
+      title: `MongoDB start-up at ${Number(values.files).toLocaleString('en')} stored files, and the shared request budget`,
+      command: `npm run bench:mongo-startup -- ${process.argv.slice(2).join(' ')}`.replace(/ -- $/, ''), startedAt, body,
+    });
   } finally {
     await server.stop();
   }

@@ -25,8 +25,9 @@ export function machineInfo(): MachineInfo {
   let commit = 'unknown';
   try {
     const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
-    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src'], { encoding: 'utf8' }).trim() !== '';
-    commit = dirty ? `${head} + uncommitted changes in src/` : head;
+    // What a run executes: the service, the benchmarks and the test helpers they import.
+    const dirty = execFileSync('git', ['status', '--porcelain', '--', 'src', 'bench', 'test/support'], { encoding: 'utf8' }).trim() !== '';
+    commit = dirty ? `${head} + uncommitted changes in src/, bench/ or test/support/` : head;
   } catch {
     // not a git checkout
   }
