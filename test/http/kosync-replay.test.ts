@@ -9,19 +9,15 @@ import { as } from '../support/acting-as.js';
 import { aBook } from '../support/builders.js';
 import { FakeClock, TEST_NOW } from '../support/clock.js';
 import { decidePull, koreaderHeaders, type ReaderState } from '../support/koreader.js';
-import { registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
+import { EMBEDDED_STORES, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
 
 // KOReader's requests and decision rule, with the plugin files they come from: test/support/koreader.ts.
-const STORES = [
-  { name: 'memory', env: () => ({}) },
-  { name: 'sqlite', env: (dir: string) => ({ DATABASE_URL: '', DATA_DIR: dir }) },
-];
 const BOOK_DIGEST = '5f0b6ea7a5f1c2d3e4f5a6b7c8d9e0f1';
 const NAME_DIGEST = '0a1b2c3d4e5f60718293a4b5c6d7e8f9';
 const LOOSE_DIGEST = 'c0ffee00c0ffee00c0ffee00c0ffee00';
 const SECONDS = (d: Date) => Math.floor(d.getTime() / 1000);
 
-describe.each(STORES)('KOReader sync replay ($name)', ({ env }) => {
+describe.each(EMBEDDED_STORES)('KOReader sync replay ($name)', ({ env }) => {
   let dir: string;
   let t: TestApp;
   let clock: FakeClock;

@@ -7,15 +7,11 @@ import type { BookRepository, ProgressRepository } from '../../src/application/p
 import { PORTS } from '../../src/bootstrap/tokens.js';
 import { aBook, instant } from '../support/builders.js';
 import { FakeClock, TEST_NOW } from '../support/clock.js';
-import { registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
+import { EMBEDDED_STORES, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
 import { as } from '../support/acting-as.js';
 
-const STORES = [
-  { name: 'memory', env: () => ({}) },
-  { name: 'sqlite', env: (dir: string) => ({ DATABASE_URL: '', DATA_DIR: dir }) },
-];
 
-describe.each(STORES)('reading progress over HTTP ($name)', ({ env }) => {
+describe.each(EMBEDDED_STORES)('reading progress over HTTP ($name)', ({ env }) => {
   let dir: string;
   let t: TestApp;
   let clock: FakeClock;

@@ -57,3 +57,9 @@ export async function registerUser(app: Express, name?: string, password = 'corr
 }
 
 export const bearer = (token: string) => ({ Authorization: `Bearer ${token}` });
+
+/** The embedded stores a suite runs on through `describe.each`: the environment each needs, given a fresh temp folder. */
+export const EMBEDDED_STORES = [
+  { name: 'memory', env: (_dir: string): Record<string, string> => ({}) },
+  { name: 'sqlite', env: (dir: string): Record<string, string> => ({ DATABASE_URL: '', DATA_DIR: dir }) },
+];

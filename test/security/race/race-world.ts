@@ -1,6 +1,4 @@
-import type { Server } from 'node:http';
-import { createHttpServer } from '../../../src/adapters/http/http-server.js';
-import type { AddressInfo } from 'node:net';
+import { createHttpServer, listen, stopServer } from '../../../src/adapters/http/http-server.js';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -87,17 +85,26 @@ export const STORES_UNDER_RACE: readonly StoreUnderRace[] = [
   },
 ];
 
-async function listen(t: TestApp): Promise<{ server: Server; url: string }> {
+/** Stacks over a freshly opened store of this kind, with the races' environment, listening on loopback. */
+export async function raceServer(store: StoreUnderRace, env: Record<string, string> = {}): Promise<{ t: TestApp; url: string; close(): Promise<void> }> {
+  const opened = await store.open();
+  const t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0', REGISTER_LIMIT_PER_HOUR: '0', TRUST_PROXY: '1', ...opened.env, ...env });
   const server = createHttpServer(t.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-  return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
+  const port = await listen(server, 0, '127.0.0.1');
+  return {
+    t,
+    url: `http://127.0.0.1:${port}`,
+    async close() {
+      await stopServer(server, 0);
+      await t.close();
+      await opened.drop();
+    },
+  };
 }
 
 /** Stacks with the production login policies, TRUST_PROXY=1 and the given extra environment. */
 export async function raceWorld(store: StoreUnderRace, env: Record<string, string> = {}): Promise<RaceWorld> {
-  const opened = await store.open();
-  const t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0', REGISTER_LIMIT_PER_HOUR: '0', TRUST_PROXY: '1', ...opened.env, ...env });
-  const { server, url } = await listen(t);
+  const { t, url, close } = await raceServer(store, env);
 
   const send = async (method: string, path: string, o: RequestOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = { ...o.headers };
@@ -143,11 +150,6 @@ export async function raceWorld(store: StoreUnderRace, env: Record<string, strin
     address,
     progressOf: (userId, bookId) => t.container.di.resolve<ProgressRepository>(PORTS.ProgressRepository).get(userId, bookId),
     syncDocumentOf: (userId, document) => t.container.di.resolve<SyncDocumentRepository>(PORTS.SyncDocumentRepository).get(userId, document),
-    async close() {
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
-      await t.close();
-      await opened.drop();
-    },
+    close,
   };
 }

@@ -1,11 +1,8 @@
 import { count, fiveXx, race, tally, type Race, type RaceOutcome } from './race.js';
-import { PASSWORD, STORES_UNDER_RACE, type Answer, type Caller, type RaceWorld } from './race-world.js';
-import type { AddressInfo } from 'node:net';
-import { createHttpServer } from '../../../src/adapters/http/http-server.js';
+import { PASSWORD, raceServer, STORES_UNDER_RACE, type Answer, type Caller, type RaceWorld } from './race-world.js';
 import type { UserRepository } from '../../../src/application/ports.js';
 import { PORTS } from '../../../src/bootstrap/tokens.js';
 import { koreaderHeaders, koreaderKey } from '../../support/koreader.js';
-import { startTestApp } from '../../support/test-app.js';
 
 const PAIRS = 50;
 const BURST = 100;
@@ -44,14 +41,10 @@ const outcome = (answers: readonly Answer[], lost: number, exceeded: number, not
 async function firstRegistrations(w: RaceWorld): Promise<{ answers: Answer[]; answeredAdmin: number; storedAdmin: number; stored: number }> {
   const store = STORES_UNDER_RACE.find((s) => s.name === w.store);
   if (!store) throw new Error(`no store named ${w.store}`);
-  const opened = await store.open();
-  const t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0', REGISTER_LIMIT_PER_HOUR: '0', TRUST_PROXY: '1', ...opened.env });
-  const server = createHttpServer(t.app);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { t, url, close } = await raceServer(store);
   try {
-    const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}/api/auth/register`;
     const answers = await w.burst(BURST, async (i) => {
-      const res = await fetch(url, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': w.address() },
+      const res = await fetch(`${url}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': w.address() },
         body: JSON.stringify({ username: `first${i}`, email: `first${i}@example.test`, password: PASSWORD }) });
       return { status: res.status, body: await res.json().catch(() => null) };
     });
@@ -59,10 +52,7 @@ async function firstRegistrations(w: RaceWorld): Promise<{ answers: Answer[]; an
     const answeredAdmin = answers.filter((a) => a.status === 201 && a.body.user.roles.includes('admin')).length;
     return { answers, answeredAdmin, storedAdmin: items.filter((u) => u.roles.includes('admin')).length, stored: total };
   } finally {
-    server.closeAllConnections();
-    await new Promise<void>((resolve) => server.close(() => resolve()));
-    await t.close();
-    await opened.drop();
+    await close();
   }
 }
 
