@@ -29,6 +29,8 @@ export interface RouteSpec<P, Q, B> {
   readonly method: Method;
   /** OpenAPI-style path: `/api/books/{id}`. */
   readonly path: string;
+  /** The client method name generators use (`listBooks`): unique, stable across path changes. */
+  readonly operationId?: string;
   readonly summary: string;
   readonly tag: string;
   readonly auth: boolean;
@@ -129,6 +131,7 @@ function openApiOf(spec: AnyRoute): RouteConfig {
   return {
     method: spec.method,
     path: spec.path,
+    ...(spec.operationId ? { operationId: spec.operationId } : {}),
     summary: spec.summary,
     tags: [spec.tag],
     ...(spec.auth ? { security: [{ bearerAuth: [] }] } : {}),
