@@ -6,6 +6,8 @@ import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoApiKeyRepository } from './mongo-api-key-repository.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
+import { MongoChangeFeed } from './mongo-change-feed.js';
+import { MongoKoboDeviceRepository } from './mongo-kobo-device-repository.js';
 import { MongoDatabase } from './mongo-database.js';
 import { MongoLease } from './mongo-lease.js';
 import { backfillSearchTokens, migrateLibraryIndexes } from './mongo-library-migration.js';
@@ -33,6 +35,8 @@ export interface MongoStore {
   readonly progress: MongoProgressRepository;
   readonly digests: MongoBookDigestRepository;
   readonly syncDocuments: MongoSyncDocumentRepository;
+  readonly koboDevices: MongoKoboDeviceRepository;
+  readonly changes: MongoChangeFeed;
   readonly health: HealthCheck;
   readonly blobs: GridFsBlobStore;
   /** Shared request and registration budgets. */
@@ -101,6 +105,8 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     progress: new MongoProgressRepository(db),
     digests: new MongoBookDigestRepository(db),
     syncDocuments: new MongoSyncDocumentRepository(db),
+    koboDevices: new MongoKoboDeviceRepository(db),
+    changes: new MongoChangeFeed(db),
     health: new MongoHealthCheck(database),
     blobs,
     rateCounter: new MongoRateCounter(db),
