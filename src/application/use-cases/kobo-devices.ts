@@ -1,7 +1,7 @@
 import type { Actor } from '../../domain/actor.js';
 import { actsThroughKey } from '../../domain/api-key.js';
 import { invalidInput, koboDeviceNotFound, permissionDenied } from '../../domain/error-catalogue.js';
-import { KOBO_DEVICE_NAME_MAX, KOBO_DEVICE_SHELVES_MAX, type KoboDevice } from '../../domain/kobo-device.js';
+import { KOBO_DEVICE_NAME_MAX, KOBO_DEVICE_NAME_PATTERN, KOBO_DEVICE_SHELVES_MAX, type KoboDevice } from '../../domain/kobo-device.js';
 import { pageOf, type Page, type PageRequest } from '../../domain/page.js';
 import { canSeeShelf } from '../../domain/policies.js';
 import type { Clock, IdGenerator, KoboDeviceRepository, SecretGenerator, ShelfRepository, UserRepository } from '../ports.js';
@@ -39,8 +39,8 @@ export class CreateKoboDevice {
     requireSession(actor);
     const owner = await requireUser(this.users, actor.id);
     const name = input.name.trim();
-    if (name.length === 0 || name.length > KOBO_DEVICE_NAME_MAX) {
-      throw invalidInput('The device needs a name.', [{ field: 'name', message: `must be 1 to ${KOBO_DEVICE_NAME_MAX} characters` }]);
+    if (name.length === 0 || name.length > KOBO_DEVICE_NAME_MAX || !KOBO_DEVICE_NAME_PATTERN.test(name)) {
+      throw invalidInput('The device needs a name.', [{ field: 'name', message: `must be 1 to ${KOBO_DEVICE_NAME_MAX} characters without control characters` }]);
     }
     const shelfIds = [...(input.shelfIds ?? [])];
     await this.checkShelves(actor, shelfIds);
