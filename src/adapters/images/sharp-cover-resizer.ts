@@ -18,7 +18,7 @@ export class SharpCoverResizer implements CoverResizer {
         .rotate()
         .resize({ width: size.maxWidth, height: size.maxHeight, fit: 'inside', withoutEnlargement: true })
         .flatten({ background: '#ffffff' });
-      if (size.greyscale) pipeline = pipeline.greyscale();
+      if (size.greyscale) pipeline = pipeline.greyscale().toColourspace('b-w');
       return new Uint8Array(await pipeline.jpeg({ quality: size.quality, progressive: true, mozjpeg: false }).toBuffer());
     } catch {
       throw corruptBookFile('The cover image could not be read.');
