@@ -7,6 +7,7 @@ import type { RemoveBookFromShelf } from '../../application/use-cases/remove-boo
 import type { UpdateShelf } from '../../application/use-cases/update-shelf.js';
 import { bookNotFound, bookNotOnShelf, hasCodeOf, invalidInput } from '../../domain/error-catalogue.js';
 import type { KoboSession } from '../../application/use-cases/authenticate-kobo-device.js';
+import { KOBO_DEVICE_NAME_PATTERN } from '../../domain/kobo-device.js';
 
 export interface KoboTagDeps {
   readonly saveTag: SaveKoboTag;
@@ -17,8 +18,10 @@ export interface KoboTagDeps {
 }
 
 const Items = z.array(z.object({ Type: z.string().max(100), RevisionId: z.string().max(200).optional() })).max(10_000);
-const CreateBody = z.object({ Name: z.string().max(1000), Items: Items.optional() });
-const RenameBody = z.object({ Name: z.string().max(1000) });
+/** A collection name follows the name rules: no control character, tab or line break. */
+const Name = z.string().max(1000).regex(KOBO_DEVICE_NAME_PATTERN, 'must not hold control characters, tabs or line breaks');
+const CreateBody = z.object({ Name, Items: Items.optional() });
+const RenameBody = z.object({ Name });
 const ItemsBody = z.object({ Items });
 
 function parsed<T>(schema: z.ZodType<T>, body: unknown): T {

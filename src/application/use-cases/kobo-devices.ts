@@ -59,7 +59,7 @@ export class CreateKoboDevice {
     if (new Set(shelfIds).size !== shelfIds.length) throw refuse('must not repeat a shelf');
     for (const id of shelfIds) {
       const shelf = await this.shelves.findById(id);
-      if (!shelf || !canSeeShelf(actor, shelf)) throw refuse(`names no shelf you can see: '${id}'`);
+      if (!shelf || !canSeeShelf(actor, shelf)) throw refuse('must name shelves you can see');
     }
   }
 }
