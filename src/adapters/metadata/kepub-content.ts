@@ -55,12 +55,13 @@ function checkDepth(root: ParentNode): void {
 }
 
 function findElement(from: ParentNode, name: string, test: (el: Element) => boolean = () => true): Element | null {
-  const stack: AnyNode[] = [...from.children].reverse();
+  const stack: AnyNode[] = [];
+  pushReversed(stack, from.children);
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (node instanceof Element) {
       if ((name === '*' || localName(node) === name) && test(node)) return node;
-      stack.push(...[...node.children].reverse());
+      pushReversed(stack, node.children);
     }
   }
   return null;
@@ -75,7 +76,8 @@ function addSpans(body: Element): void {
     seg += 1;
     return new Element('span', { class: 'koboSpan', id: `kobo.${para}.${seg}` }, children);
   };
-  const stack: ChildNode[] = [...body.children].reverse();
+  const stack: ChildNode[] = [];
+  pushReversed(stack, body.children);
   while (stack.length > 0) {
     const node = stack.pop()!;
     if (node instanceof Text) {
@@ -104,7 +106,7 @@ function addSpans(body: Element): void {
       }
       if (KEPT.has(name)) continue;
       if (PARAGRAPHS.has(name)) nextPara = true;
-      stack.push(...[...node.children].reverse());
+      pushReversed(stack, node.children);
     }
   }
 }
@@ -120,11 +122,16 @@ function wrapBody(body: Element): void {
   relink(body, 0, 1);
 }
 
+/** Pushes the nodes last to first, so they pop in document order (no spread: a paragraph may hold 100,000 of them). */
+function pushReversed<T>(stack: T[], nodes: readonly T[]): void {
+  for (let i = nodes.length - 1; i >= 0; i--) stack.push(nodes[i]!);
+}
+
 /** Puts `nodes` where `node` was, keeping every sibling and parent link right. */
 function replace(node: ChildNode, nodes: ChildNode[]): void {
   const parent = node.parent!;
   const at = parent.children.indexOf(node);
-  parent.children.splice(at, 1, ...nodes);
+  parent.children = parent.children.slice(0, at).concat(nodes, parent.children.slice(at + 1));
   relink(parent, at - 1, at + nodes.length + 1);
 }
 
