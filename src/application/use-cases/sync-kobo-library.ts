@@ -115,8 +115,9 @@ export class SyncKoboLibrary {
     const states = await this.statesOf(session, [...books.keys()]);
     return changes.flatMap((c): KoboSyncEvent[] => {
       const book = books.get(bookIdOfEntity(c.entityId));
-      if (book) return [{ type: 'book', book, isNew: c.firstSeq > round, progress: states.get(book.id) ?? null }];
-      return c.removed && c.firstSeq <= round ? [{ type: 'book-removed', bookId: bookIdOfEntity(c.entityId), at: c.changedAt }] : [];
+      // Taken off a shelf: removed from the device unless another chosen shelf still holds it.
+      if (c.removed) return !book && c.firstSeq <= round ? [{ type: 'book-removed', bookId: bookIdOfEntity(c.entityId), at: c.changedAt }] : [];
+      return book ? [{ type: 'book', book, isNew: c.firstSeq > round, progress: states.get(book.id) ?? null }] : [];
     });
   }
 
