@@ -7,7 +7,7 @@ import { Element } from 'domhandler';
 import { DomUtils, parseDocument } from 'htmlparser2';
 import yazl from 'yazl';
 import type { Entry } from 'yauzl';
-import { resolveHref } from './epub-reader.js';
+import { findOpfPath, resolveHref } from './epub-reader.js';
 import { kepubifyContent } from './kepub-content.js';
 import { corrupt, type MetadataLimits } from './limits.js';
 import { attr, child, children, decodeXml, parseXml } from './safe-xml.js';
@@ -32,7 +32,7 @@ const STORED = /\.(jpe?g|png|gif|webp|avif|mp3|mp4|m4a|ogg|woff2?|zip)$/i;
 export async function convertEpubToKepub(input: string, output: string, limits: MetadataLimits): Promise<void> {
   const zip = await ZipArchive.open(input, limits);
   try {
-    const opfPath = await packagePath(zip, limits);
+    const opfPath = await findOpfPath(zip, limits);
     const opfEntry = zip.get(opfPath);
     if (!opfEntry) throw corrupt('The EPUB package document is missing.');
     const opfBytes = await zip.read(opfEntry, limits.maxXmlBytes);
@@ -80,17 +80,6 @@ async function kepubEntry(zip: ZipArchive, entry: Entry): Promise<Buffer> {
   const bytes = await zip.read(entry, MAX_CONTENT_BYTES);
   const converted = kepubifyContent(decodeXml(bytes));
   return converted === null ? bytes : Buffer.from(converted, 'utf8');
-}
-
-async function packagePath(zip: ZipArchive, limits: MetadataLimits): Promise<string> {
-  const entry = zip.get('META-INF/container.xml');
-  if (!entry) throw corrupt('The EPUB has no META-INF/container.xml.');
-  const container = parseXml(await zip.read(entry, limits.maxXmlBytes), limits);
-  const rootfiles = children(child(child(container, 'container'), 'rootfiles'), 'rootfile');
-  const rootfile = rootfiles.find((r) => attr(r, 'media-type') === 'application/oebps-package+xml') ?? rootfiles[0];
-  const path = resolveHref('', attr(rootfile, 'full-path'));
-  if (!path) throw corrupt('The EPUB container names no package document.');
-  return path;
 }
 
 /** The archive paths of the manifest's XHTML/HTML content documents. */
