@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { bookChange, memberChange, progressChange, shelfChange } from '../../src/domain/change-feed.js';
 import { aBook, instant } from '../support/kit.js';
 import type { StoreFactory } from './stores.js';
-import { STORE_FACTORIES, useStore } from './stores.js';
+import { STORE_FACTORIES, itWhere, useStore } from './stores.js';
 
 function changeFeedContract(factory: StoreFactory): void {
   const store = useStore(factory);
@@ -54,6 +54,26 @@ function changeFeedContract(factory: StoreFactory): void {
     const all = await feed().since('book', [''], 0, 100);
     expect(new Set(all.map((c) => c.seq)).size).toBe(40);
     expect(await feed().head()).toBeGreaterThanOrEqual(40);
+  });
+
+  itWhere(factory, 'transactions')('a reader paging while 100 writers record at once meets every entity, none after its cursor passed it', async () => {
+    const seen = new Set<string>();
+    let cursor = 0;
+    let writing = true;
+    const read = async () => {
+      for (;;) {
+        const page = await feed().since('book', [''], cursor, 7);
+        for (const c of page) seen.add(c.entityId);
+        if (page.length > 0) cursor = page.at(-1)!.seq;
+        else if (!writing) return;
+        await new Promise((resolve) => setImmediate(resolve));
+      }
+    };
+    const reader = read();
+    await Promise.all(Array.from({ length: 100 }, (_, i) => feed().record([bookChange(`w${i % 60}`)], instant(i))));
+    writing = false;
+    await reader;
+    expect(seen.size).toBe(60);
   });
 
   it('finds stored books without an entry, and present entries, each in id order after a cursor', async () => {

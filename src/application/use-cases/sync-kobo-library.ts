@@ -5,7 +5,7 @@ import type { StoredProgress } from '../../domain/reading-progress.js';
 import type { Shelf } from '../../domain/shelf.js';
 import type { BookRepository, ChangeFeedRepository, Clock, KoboDeviceRepository, ProgressRepository, ShelfRepository } from '../ports.js';
 import type { KoboSession } from './authenticate-kobo-device.js';
-import { KoboSyncScope } from './kobo-sync-scope.js';
+import { koboSyncScope, type KoboSyncScope } from './kobo-sync-scope.js';
 
 /** Positions in the change feed, one per kind. */
 export type FeedPositions = Readonly<Record<ChangeKind, number>>;
@@ -57,7 +57,7 @@ export class SyncKoboLibrary {
   ) {}
 
   async execute(session: KoboSession, previous: KoboSyncCursor | null): Promise<KoboSyncPage> {
-    const scope = await KoboSyncScope.of(session.actor, session.device, this.devices, this.books, this.shelves);
+    const scope = await koboSyncScope(session.actor, session.device, this.devices, this.books, this.shelves);
     const cursor = this.usable(previous, session) ?? (await this.firstCursor(session, scope));
     const at = { ...cursor.at };
     const events: KoboSyncEvent[] = [];
