@@ -84,6 +84,13 @@ export class MongoChangeFeed implements ChangeFeedRepository {
     return untracked.slice(0, limit);
   }
 
+  /** Those of these changes whose entity has no entry yet (the backfill's filter). */
+  async untracked(changes: readonly ChangeRecord[]): Promise<ChangeRecord[]> {
+    const ids = changes.map((c) => changeId(c.kind, c.entityId));
+    const found = new Set((await this.changes.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+    return changes.filter((_, i) => !found.has(ids[i]!));
+  }
+
   async presentBooks(afterId: string | null, limit: number): Promise<string[]> {
     const found = await this.changes.find({ kind: 'book', removed: false, entityId: { $gt: afterId ?? '' } }, { projection: { entityId: 1 } })
       .sort({ entityId: 1 }).limit(limit).toArray();

@@ -7,6 +7,7 @@ import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoApiKeyRepository } from './mongo-api-key-repository.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
 import { MongoChangeFeed } from './mongo-change-feed.js';
+import { backfillChangeFeed } from './mongo-change-feed-backfill.js';
 import { MongoKoboDeviceRepository } from './mongo-kobo-device-repository.js';
 import { MongoDatabase } from './mongo-database.js';
 import { MongoLease } from './mongo-lease.js';
@@ -93,6 +94,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
   }
   const { db } = database;
   const blobs = new GridFsBlobStore(db);
+  const changes = new MongoChangeFeed(db);
   return {
     database,
     users: new MongoUserRepository(db),
@@ -106,7 +108,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     digests: new MongoBookDigestRepository(db),
     syncDocuments: new MongoSyncDocumentRepository(db),
     koboDevices: new MongoKoboDeviceRepository(db),
-    changes: new MongoChangeFeed(db),
+    changes,
     health: new MongoHealthCheck(database),
     blobs,
     rateCounter: new MongoRateCounter(db),
@@ -114,6 +116,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     housekeeping: [
       { name: 'search grams backfilled', run: async () => ({ booksMigrated: await backfillSearchTokens(db) }) },
       { name: 'orphan chunks swept', run: async () => ({ orphanChunksRemoved: await blobs.removeOrphanChunks() }) },
+      { name: 'change feed backfilled', run: () => backfillChangeFeed(db, changes) },
     ],
     close: () => database.close(),
   };
