@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -16,9 +17,12 @@ import { RandomIdGenerator } from '../adapters/identity/random-id-generator.js';
 import { SystemClock } from '../adapters/identity/system-clock.js';
 import { InProcessLease } from '../adapters/memory/in-process-lease.js';
 import { createMemoryStore } from '../adapters/memory/memory-store.js';
+import { SharpCoverResizer } from '../adapters/images/sharp-cover-resizer.js';
+import { SafeKepubConverter } from '../adapters/metadata/safe-kepub-converter.js';
 import { SafeMetadataReader } from '../adapters/metadata/safe-metadata-reader.js';
 import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
 import type { Clock } from '../application/ports.js';
+import { recordingRepositories } from '../application/recording-repositories.js';
 import type { Config } from './config.js';
 import { PORTS, type Ports } from './tokens.js';
 
@@ -26,6 +30,8 @@ import { PORTS, type Ports } from './tokens.js';
 export interface OpenedAdapters {
   /** The directory holding `books/` and `tmp/`: DATA_DIR, or a fresh temp directory for `memory:`. */
   readonly storageRoot: string;
+  /** The key Kobo sync tokens are signed with (derived from the JWT secret). */
+  readonly koboTokenKey: Buffer;
   /** Budgets shared by every instance (MongoDB); null: each process counts its own. */
   readonly rateCounter: RateCounter | null;
   /** Closes the store alone, the service still up: a store outage, for tests. */
@@ -41,6 +47,7 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   const secret = jwtSecretFrom({ configured: config.jwtSecret, dataDir: config.dataDir, ephemeral }, (details, message) => logger.warn(details, message));
   const storageRoot = ephemeral ? await mkdtemp(join(tmpdir(), 'stacks-books-')) : config.dataDir;
   const reader = new SafeMetadataReader();
+  const kepubs = new SafeKepubConverter();
   const time = clock ?? new SystemClock();
   const ids = new RandomIdGenerator();
 
@@ -52,9 +59,15 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('UserRepository', store.users);
   register('TokenRevocationRepository', store.revocations);
   register('LoginThrottleRepository', store.throttle);
-  register('BookRepository', store.books);
-  register('ShelfRepository', store.shelves);
-  register('ProgressRepository', store.progress);
+  // Every write of a book, shelf or reading state is followed by its change-feed entry (Kobo sync reads the feed).
+  const recorded = recordingRepositories(store, store.changes, time);
+  register('BookRepository', recorded.books);
+  register('ShelfRepository', recorded.shelves);
+  register('ProgressRepository', recorded.progress);
+  register('ChangeFeedRepository', store.changes);
+  register('KoboDeviceRepository', store.koboDevices);
+  register('KepubConverter', kepubs);
+  register('CoverResizer', new SharpCoverResizer());
   register('BookDigestRepository', store.digests);
   register('SyncDocumentRepository', store.syncDocuments);
   register('OneTimeCodeRepository', store.oneTimeCodes);
@@ -75,10 +88,12 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
 
   return {
     storageRoot,
+    koboTokenKey: createHmac('sha256', secret).update('stacks kobo sync token').digest(),
     rateCounter: 'rateCounter' in store ? store.rateCounter : null,
     closeStore: () => store.close(),
     dispose: async () => {
       await reader.close();
+      await kepubs.close();
       if (ephemeral) await rm(storageRoot, { recursive: true, force: true });
       await hasher.close();
       await store.close();

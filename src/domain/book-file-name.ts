@@ -1,4 +1,5 @@
 import { bookCoverKey, bookFileKey, type BookFormat } from './book.js';
+import { bookIdOfDerivedKey } from './derived-blobs.js';
 
 /** Longest display file name stem, in characters (the extension comes on top). */
 export const FILE_NAME_STEM_MAX = 150;
@@ -30,10 +31,10 @@ export function displayFileName(clientName: string | null | undefined, format: B
   return `${fileNameStem(clientName) ?? fileNameStem(title, false) ?? 'book'}.${format}`;
 }
 
-/** The book id a blob key belongs to, or null for a key that is not a book's file or cover. */
+/** The book id a blob key belongs to, or null for a key that is not a book's file, cover or a blob made from them. */
 export function bookIdOfBlobKey(key: string): string | null {
   const match = /^(.+)\.(book|cover)$/.exec(key);
-  if (!match) return null;
+  if (!match) return bookIdOfDerivedKey(key);
   const id = match[1]!;
   return key === bookFileKey(id) || key === bookCoverKey(id) ? id : null;
 }

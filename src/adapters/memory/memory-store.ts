@@ -3,6 +3,8 @@ import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { InMemoryApiKeyRepository } from './in-memory-api-key-repository.js';
 import { InMemoryBookDigestRepository } from './in-memory-book-digest-repository.js';
 import { InMemoryBookRepository } from './in-memory-book-repository.js';
+import { InMemoryChangeFeed } from './in-memory-change-feed.js';
+import { InMemoryKoboDeviceRepository } from './in-memory-kobo-device-repository.js';
 import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repository.js';
 import { InMemoryOneTimeCodeRepository } from './in-memory-one-time-code-repository.js';
 import { InMemoryProgressRepository } from './in-memory-progress-repository.js';
@@ -24,6 +26,8 @@ export interface MemoryStore {
   readonly progress: InMemoryProgressRepository;
   readonly digests: InMemoryBookDigestRepository;
   readonly syncDocuments: InMemorySyncDocumentRepository;
+  readonly koboDevices: InMemoryKoboDeviceRepository;
+  readonly changes: InMemoryChangeFeed;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -50,6 +54,8 @@ export function createMemoryStore(): MemoryStore {
     progress: new InMemoryProgressRepository(db),
     digests: new InMemoryBookDigestRepository(db),
     syncDocuments: new InMemorySyncDocumentRepository(db),
+    koboDevices: new InMemoryKoboDeviceRepository(db),
+    changes: new InMemoryChangeFeed(db),
     health: new InMemoryHealthCheck(db),
     close: async () => {
       db.closed = true;

@@ -31,7 +31,8 @@ export async function readEpub(path: string, limits: MetadataLimits): Promise<Ex
   }
 }
 
-async function findOpfPath(zip: ZipArchive, limits: MetadataLimits): Promise<string> {
+/** The package document's path, from META-INF/container.xml (also the KEPUB converter's). */
+export async function findOpfPath(zip: ZipArchive, limits: MetadataLimits): Promise<string> {
   const entry = zip.get('META-INF/container.xml');
   if (!entry) throw corrupt('The EPUB has no META-INF/container.xml.');
   const container = parseXml(await zip.read(entry, limits.maxXmlBytes), limits);

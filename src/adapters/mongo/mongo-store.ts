@@ -6,6 +6,9 @@ import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoApiKeyRepository } from './mongo-api-key-repository.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
+import { MongoChangeFeed } from './mongo-change-feed.js';
+import { backfillChangeFeed } from './mongo-change-feed-backfill.js';
+import { MongoKoboDeviceRepository } from './mongo-kobo-device-repository.js';
 import { MongoDatabase } from './mongo-database.js';
 import { MongoLease } from './mongo-lease.js';
 import { backfillSearchTokens, migrateLibraryIndexes } from './mongo-library-migration.js';
@@ -33,6 +36,8 @@ export interface MongoStore {
   readonly progress: MongoProgressRepository;
   readonly digests: MongoBookDigestRepository;
   readonly syncDocuments: MongoSyncDocumentRepository;
+  readonly koboDevices: MongoKoboDeviceRepository;
+  readonly changes: MongoChangeFeed;
   readonly health: HealthCheck;
   readonly blobs: GridFsBlobStore;
   /** Shared request and registration budgets. */
@@ -89,6 +94,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
   }
   const { db } = database;
   const blobs = new GridFsBlobStore(db);
+  const changes = new MongoChangeFeed(db);
   return {
     database,
     users: new MongoUserRepository(db),
@@ -101,6 +107,8 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     progress: new MongoProgressRepository(db),
     digests: new MongoBookDigestRepository(db),
     syncDocuments: new MongoSyncDocumentRepository(db),
+    koboDevices: new MongoKoboDeviceRepository(db),
+    changes,
     health: new MongoHealthCheck(database),
     blobs,
     rateCounter: new MongoRateCounter(db),
@@ -108,6 +116,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     housekeeping: [
       { name: 'search grams backfilled', run: async () => ({ booksMigrated: await backfillSearchTokens(db) }) },
       { name: 'orphan chunks swept', run: async () => ({ orphanChunksRemoved: await blobs.removeOrphanChunks() }) },
+      { name: 'change feed backfilled', run: () => backfillChangeFeed(db, changes) },
     ],
     close: () => database.close(),
   };
