@@ -8,7 +8,7 @@ import { methodNotAllowed as notAllowedHere, routeNotFound as noRoute } from './
 import { newRegistry, openApiDocument } from './openapi.js';
 import { requestLog } from './request-log.js';
 import { rateLimits, type RateLimitSettings } from './rate-limit.js';
-import { mountRoute, type AnyRoute } from './route.js';
+import { checkOperationIds, mountRoute, type AnyRoute } from './route.js';
 import { checksSecretAt, pathPattern, secretCheckLane } from './secret-check-lane.js';
 import { apiHeaders, corsFor, docsHeaders, noStore } from './security.js';
 
@@ -54,6 +54,7 @@ export function createApp(deps: HttpDeps): Express {
   // After the request budgets, so a flood beyond its budget is refused at once instead of queueing.
   app.use(secretCheckLane(secretChecksOf(deps)));
 
+  checkOperationIds(deps.routes);
   const registry = newRegistry();
   const api = express.Router();
   const authenticate = bearerAuthenticator(deps.authenticate);
