@@ -73,7 +73,7 @@ export function checkOperationIds(routes: readonly AnyRoute[]): void {
   for (const r of routes) {
     const where = `${r.method.toUpperCase()} ${r.path}`;
     const id = String(r.operationId);
-    if (!OPERATION_ID.test(id)) problems.push(`${where}: operationId '${id}' is not camelCase`);
+    if (typeof r.operationId !== 'string' || !OPERATION_ID.test(id)) problems.push(`${where}: operationId '${id}' is not camelCase`);
     const owner = owners.get(id);
     if (owner) problems.push(`${where}: operationId '${id}' already names ${owner}`);
     else owners.set(id, where);

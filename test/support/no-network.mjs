@@ -1,0 +1,13 @@
+// Preloaded into a child process (`node --import ./test/support/no-network.mjs ...`): every attempt to
+// open a network connection (TCP or TLS; local Unix sockets stay allowed) is written to stderr as
+// `NETWORK ATTEMPT: host:port` and fails, so a test can prove that a tool never phones home.
+import net from 'node:net';
+
+const connect = net.Socket.prototype.connect;
+net.Socket.prototype.connect = function guardedConnect(...args) {
+  const options = typeof args[0] === 'object' && args[0] !== null ? (Array.isArray(args[0]) ? args[0][0] : args[0]) : { port: args[0], host: args[1] };
+  if (typeof options === 'string' || options?.path) return connect.apply(this, args);
+  process.stderr.write(`NETWORK ATTEMPT: ${options?.host ?? 'localhost'}:${options?.port}\n`);
+  process.nextTick(() => this.destroy(Object.assign(new Error('network access is disabled here'), { code: 'ECONNREFUSED' })));
+  return this;
+};
