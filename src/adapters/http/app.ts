@@ -42,6 +42,7 @@ export interface MountedRouter {
 
 /** Builds the Express application (no listen). */
 export function createApp(deps: HttpDeps): Express {
+  checkOperationIds(deps.routes);
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -54,7 +55,6 @@ export function createApp(deps: HttpDeps): Express {
   // After the request budgets, so a flood beyond its budget is refused at once instead of queueing.
   app.use(secretCheckLane(secretChecksOf(deps)));
 
-  checkOperationIds(deps.routes);
   const registry = newRegistry();
   const api = express.Router();
   const authenticate = bearerAuthenticator(deps.authenticate);
