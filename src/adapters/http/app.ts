@@ -8,7 +8,7 @@ import { methodNotAllowed as notAllowedHere, routeNotFound as noRoute } from './
 import { newRegistry, openApiDocument } from './openapi.js';
 import { requestLog } from './request-log.js';
 import { rateLimits, type RateLimitSettings } from './rate-limit.js';
-import { mountRoute, type AnyRoute } from './route.js';
+import { checkOperationIds, mountRoute, type AnyRoute } from './route.js';
 import { checksSecretAt, pathPattern, secretCheckLane } from './secret-check-lane.js';
 import { apiHeaders, corsFor, docsHeaders, noStore } from './security.js';
 
@@ -42,6 +42,7 @@ export interface MountedRouter {
 
 /** Builds the Express application (no listen). */
 export function createApp(deps: HttpDeps): Express {
+  checkOperationIds(deps.routes);
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');

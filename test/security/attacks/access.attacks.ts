@@ -1,5 +1,6 @@
 import type { Test } from 'supertest';
 import { bearer, type Session } from '../../support/test-app.js';
+import { needsCredentials } from '../support/fuzz-checker.js';
 import { attack, isProblem, verdict, type Attack, type Seen } from '../support/outcome.js';
 import type { World } from '../support/world.js';
 
@@ -114,7 +115,7 @@ async function run(w: World, method: Method, c: Case, session: Session) {
 
 const operations = (doc: { paths: Record<string, Record<string, unknown>> }) =>
   Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.entries(ops).map(([method, op]) => ({ method: method as Method, path, secured: Boolean((op as { security?: unknown }).security) })));
+    Object.entries(ops).map(([method, op]) => ({ method: method as Method, path, secured: needsCredentials(op as { security?: unknown }) })));
 
 /** The AC matrix generated from the OpenAPI document: every secured operation x {anonymous, another user, a reader}. */
 export function accessAttacks(doc: { paths: Record<string, Record<string, unknown>> }): Attack[] {
