@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { rekeyedShelfNames, type StoredShelfName } from '../../domain/shelf-rules.js';
+import { BOOK_COUNTS, backfillGramCounts } from './sqlite-book-counts.js';
 
 /** One schema step; versions ascend and are never edited once released. */
 export interface Migration {
@@ -214,7 +215,10 @@ CREATE TABLE sync_documents (
 ) WITHOUT ROWID;
 `;
 
-/** The schema history, oldest first. Append new steps; never edit a released one. */
+/**
+ * The schema history, oldest first. Append new steps; never edit a released one. A step that rewrites
+ * `books.search_text` in SQL must also recount the grams (see backfillGramCounts).
+ */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'one-time codes', sql: ONE_TIME_CODES },
@@ -223,6 +227,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'personal API keys', sql: API_KEYS },
   { version: 6, name: 'KOReader document digests', sql: BOOK_DIGESTS },
   { version: 7, name: 'KOReader positions of unmatched documents', sql: SYNC_DOCUMENTS },
+  { version: 11, name: 'book counts by format, tag, author and short gram', sql: BOOK_COUNTS, run: backfillGramCounts },
 ];
 
 /** Applies, each in its own transaction and in order, every migration the database has not recorded (a late gap is filled). Returns the versions applied. */

@@ -1,0 +1,110 @@
+import type { Database, Statement } from 'better-sqlite3';
+import { searchGrams, shortQueryGram } from '../../domain/book-search-grams.js';
+
+/**
+ * What `book_counts` counts, each row the number of books with that key: every book ('all', key ''), by
+ * format, by tag key, by author name key, and by gram: a run of one or two characters inside one field
+ * of the search text (what a `q` of one or two characters matches).
+ */
+export type CountKind = 'all' | 'format' | 'tag' | 'author' | 'gram';
+
+const upsert = (kind: string, key: string, change: string) => `INSERT INTO book_counts (kind, key, books) VALUES ('${kind}', ${key}, ${change})
+    ON CONFLICT (kind, key) DO UPDATE SET books = books + excluded.books`;
+
+/**
+ * SQLite migration 11: the table, the triggers that keep every count but the grams exact on every
+ * write of any connection (in the writer's transaction, cascades included), and those counts for the
+ * books already stored. A tag or author counts a book once however often the book lists it. The gram
+ * counts are kept by SqliteBookCounts in the repository's writes (SQLite's text functions stop at a NUL
+ * character, which a search text may hold) and filled by backfillGramCounts.
+ */
+export const BOOK_COUNTS = `
+CREATE TABLE book_counts (
+  kind TEXT NOT NULL,
+  key TEXT NOT NULL,
+  books INTEGER NOT NULL,
+  PRIMARY KEY (kind, key)
+) WITHOUT ROWID;
+
+CREATE TRIGGER books_count_insert AFTER INSERT ON books BEGIN
+  ${upsert('all', "''", '1')};
+  ${upsert('format', 'new.format', '1')};
+END;
+CREATE TRIGGER books_count_delete AFTER DELETE ON books BEGIN
+  ${upsert('all', "''", '-1')};
+  ${upsert('format', 'old.format', '-1')};
+END;
+CREATE TRIGGER books_count_format AFTER UPDATE OF format ON books WHEN old.format IS NOT new.format BEGIN
+  ${upsert('format', 'old.format', '-1')};
+  ${upsert('format', 'new.format', '1')};
+END;
+CREATE TRIGGER book_tags_count_insert AFTER INSERT ON book_tags
+WHEN NOT EXISTS (SELECT 1 FROM book_tags WHERE tag_key = new.tag_key AND book_id = new.book_id AND position <> new.position) BEGIN
+  ${upsert('tag', 'new.tag_key', '1')};
+END;
+CREATE TRIGGER book_tags_count_delete AFTER DELETE ON book_tags
+WHEN NOT EXISTS (SELECT 1 FROM book_tags WHERE tag_key = old.tag_key AND book_id = old.book_id) BEGIN
+  ${upsert('tag', 'old.tag_key', '-1')};
+END;
+CREATE TRIGGER book_authors_count_insert AFTER INSERT ON book_authors
+WHEN NOT EXISTS (SELECT 1 FROM book_authors WHERE name_key = new.name_key AND book_id = new.book_id AND position <> new.position) BEGIN
+  ${upsert('author', 'new.name_key', '1')};
+END;
+CREATE TRIGGER book_authors_count_delete AFTER DELETE ON book_authors
+WHEN NOT EXISTS (SELECT 1 FROM book_authors WHERE name_key = old.name_key AND book_id = old.book_id) BEGIN
+  ${upsert('author', 'old.name_key', '-1')};
+END;
+
+INSERT INTO book_counts (kind, key, books) SELECT 'all', '', count(*) FROM books;
+INSERT INTO book_counts (kind, key, books) SELECT 'format', format, count(*) FROM books GROUP BY format;
+INSERT INTO book_counts (kind, key, books) SELECT 'tag', tag_key, count(DISTINCT book_id) FROM book_tags GROUP BY tag_key;
+INSERT INTO book_counts (kind, key, books) SELECT 'author', name_key, count(DISTINCT book_id) FROM book_authors GROUP BY name_key;
+`;
+
+/** The grams of a stored search text: its distinct runs of one or two characters inside one field. */
+export function shortGrams(searchText: string): string[] {
+  return searchGrams(searchText).filter((gram) => shortQueryGram(gram) !== null);
+}
+
+/**
+ * Counts the grams of every stored book (migration 11, and any later step that rewrites search texts
+ * in SQL: it must call this after deleting the 'gram' rows). One pass over the books, holding one
+ * number per distinct gram, in the migration's transaction.
+ */
+export function backfillGramCounts(db: Database): void {
+  const counts = new Map<string, number>();
+  for (const text of db.prepare('SELECT search_text FROM books').pluck().iterate() as IterableIterator<string>) {
+    for (const gram of shortGrams(text)) counts.set(gram, (counts.get(gram) ?? 0) + 1);
+  }
+  const insert = db.prepare("INSERT INTO book_counts (kind, key, books) VALUES ('gram', ?, ?)");
+  for (const [gram, books] of counts) insert.run(gram, books);
+}
+
+/**
+ * Reads the counts, and keeps the gram counts as the repository writes: call it inside the write's
+ * transaction with the search text as stored (read back from SQLite, so it is the text the counts and
+ * `instr` see).
+ */
+export class SqliteBookCounts {
+  private readonly read: Statement;
+  private readonly change: Statement;
+
+  constructor(db: Database) {
+    this.read = db.prepare('SELECT books FROM book_counts WHERE kind = ? AND key = ?').pluck();
+    this.change = db.prepare(upsert('gram', '?', '?'));
+  }
+
+  /** The number of books with this key (0 when none ever had it). */
+  get(kind: CountKind, key = ''): number {
+    return (this.read.get(kind, key) as number | undefined) ?? 0;
+  }
+
+  /** A book's search text went from `before` to `after` (null: the book did not exist, or no longer does). */
+  searchTextChanged(before: string | null, after: string | null): void {
+    if (before === after) return;
+    const old = new Set(before === null ? [] : shortGrams(before));
+    const now = new Set(after === null ? [] : shortGrams(after));
+    for (const gram of old) if (!now.has(gram)) this.change.run(gram, -1);
+    for (const gram of now) if (!old.has(gram)) this.change.run(gram, 1);
+  }
+}
