@@ -10,7 +10,6 @@ import { oidcRoutes } from '../adapters/http/oidc.routes.js';
 import { progressRoutes } from '../adapters/http/progress.routes.js';
 import { shelfRoutes } from '../adapters/http/shelves.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
-import { opdsRouter } from '../adapters/opds/opds-router.js';
 import {
   AddBookToShelf, Authenticate, AuthenticateApiKey, AuthenticateSyncUser, ChangePassword, CompleteOidcLogin, CreateApiKey,
   CreateShelf, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetBook, GetBookCover, GetBookFile,
@@ -19,6 +18,7 @@ import {
   StartOidcLogin, UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { StacksContainer } from './container.js';
+import { loadedOnFirstRequest } from './deferred-adapters.js';
 import { portsOf } from './tokens.js';
 
 /** Every route and the OPDS catalog, each over the use cases registered under their class. */
@@ -59,11 +59,12 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
       // Without OIDC_ISSUER the four paths answer 404 `oidc_disabled` and stay documented.
       ...oidcRoutes({ flow: oidcFlow, logger }),
     ],
-    extraRouters: [{ path: '/opds', router: opdsRouter({
+    // The OPDS catalog's modules load at its first request.
+    extraRouters: [{ path: '/opds', router: loadedOnFirstRequest(async () => (await import('../adapters/opds/opds-router.js')).opdsRouter({
       login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), apiKeys: di.resolve(AuthenticateApiKey), publicUrl: config.publicUrl,
       listBooks: di.resolve(ListBooks), getBook: di.resolve(GetBook), file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover),
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
-    }), checksSecrets: true }, {
+    })), checksSecrets: true }, {
       path: '/kosync',
       router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), log: logger }),
       errors: kosyncErrors,

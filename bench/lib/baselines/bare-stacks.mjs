@@ -1,10 +1,10 @@
 // Baseline for bench/bare.ts: node:http + better-sqlite3 running Stacks' own SQL (its SQLite book
 // repository, compiled in dist/) on Stacks' database file, answering GET /api/books (q, author, tag,
-// format, sort, page, page_size) and GET /api/books/{id} with the bodies Stacks answers (its presenters).
-// No authentication, validation, logging, limits or security headers. Env: DATA_DIR, PORT.
+// format, sort, page, page_size) and GET /api/books/{id} with the bodies Stacks answers (its book presenter;
+// the list envelope is written out here so the baseline does not load zod, and bench/bare.ts checks every
+// body byte-identical). No authentication, validation, logging, limits or security headers. Env: DATA_DIR, PORT.
 import { createServer } from 'node:http';
 import { presentBook } from '../../../dist/adapters/http/presenters/book-presenter.js';
-import { presentPage } from '../../../dist/adapters/http/schemas/common.js';
 import { SqliteBookRepository } from '../../../dist/adapters/sqlite/sqlite-book-repository.js';
 import { openSqliteDatabase } from '../../../dist/adapters/sqlite/sqlite-database.js';
 import { pageOf } from '../../../dist/domain/page.js';
@@ -32,7 +32,8 @@ async function list(url) {
     pageSize: Number(p.get('page_size') ?? 20),
   };
   const { items, total } = await books.search(query);
-  return presentPage(pageOf(items, total, query), presentBook);
+  const page = pageOf(items, total, query);
+  return { items: page.items.map(presentBook), total: page.total, page: page.page, page_size: page.pageSize, total_pages: page.totalPages };
 }
 
 const server = createServer((req, res) => {
