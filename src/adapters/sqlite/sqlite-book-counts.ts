@@ -11,6 +11,18 @@ export type CountKind = 'all' | 'format' | 'tag' | 'author' | 'gram';
 const upsert = (kind: string, key: string, change: string) => `INSERT INTO book_counts (kind, key, books) VALUES ('${kind}', ${key}, ${change})
     ON CONFLICT (kind, key) DO UPDATE SET books = books + excluded.books`;
 
+/** Triggers counting the books of each key of a side table (book_tags, book_authors), a book once however often it lists the key, and the counts so far. */
+const sideTableCounts = (table: string, column: string, kind: CountKind) => `
+CREATE TRIGGER ${table}_count_insert AFTER INSERT ON ${table}
+WHEN NOT EXISTS (SELECT 1 FROM ${table} WHERE ${column} = new.${column} AND book_id = new.book_id AND position <> new.position) BEGIN
+  ${upsert(kind, `new.${column}`, '1')};
+END;
+CREATE TRIGGER ${table}_count_delete AFTER DELETE ON ${table}
+WHEN NOT EXISTS (SELECT 1 FROM ${table} WHERE ${column} = old.${column} AND book_id = old.book_id) BEGIN
+  ${upsert(kind, `old.${column}`, '-1')};
+END;
+INSERT INTO book_counts (kind, key, books) SELECT '${kind}', ${column}, count(DISTINCT book_id) FROM ${table} GROUP BY ${column};`;
+
 /**
  * SQLite migration 11: the table, the triggers that keep every count but the grams exact on every
  * write of any connection (in the writer's transaction, cascades included), and those counts for the
@@ -38,27 +50,11 @@ CREATE TRIGGER books_count_format AFTER UPDATE OF format ON books WHEN old.forma
   ${upsert('format', 'old.format', '-1')};
   ${upsert('format', 'new.format', '1')};
 END;
-CREATE TRIGGER book_tags_count_insert AFTER INSERT ON book_tags
-WHEN NOT EXISTS (SELECT 1 FROM book_tags WHERE tag_key = new.tag_key AND book_id = new.book_id AND position <> new.position) BEGIN
-  ${upsert('tag', 'new.tag_key', '1')};
-END;
-CREATE TRIGGER book_tags_count_delete AFTER DELETE ON book_tags
-WHEN NOT EXISTS (SELECT 1 FROM book_tags WHERE tag_key = old.tag_key AND book_id = old.book_id) BEGIN
-  ${upsert('tag', 'old.tag_key', '-1')};
-END;
-CREATE TRIGGER book_authors_count_insert AFTER INSERT ON book_authors
-WHEN NOT EXISTS (SELECT 1 FROM book_authors WHERE name_key = new.name_key AND book_id = new.book_id AND position <> new.position) BEGIN
-  ${upsert('author', 'new.name_key', '1')};
-END;
-CREATE TRIGGER book_authors_count_delete AFTER DELETE ON book_authors
-WHEN NOT EXISTS (SELECT 1 FROM book_authors WHERE name_key = old.name_key AND book_id = old.book_id) BEGIN
-  ${upsert('author', 'old.name_key', '-1')};
-END;
+${sideTableCounts('book_tags', 'tag_key', 'tag')}
+${sideTableCounts('book_authors', 'name_key', 'author')}
 
 INSERT INTO book_counts (kind, key, books) SELECT 'all', '', count(*) FROM books;
 INSERT INTO book_counts (kind, key, books) SELECT 'format', format, count(*) FROM books GROUP BY format;
-INSERT INTO book_counts (kind, key, books) SELECT 'tag', tag_key, count(DISTINCT book_id) FROM book_tags GROUP BY tag_key;
-INSERT INTO book_counts (kind, key, books) SELECT 'author', name_key, count(DISTINCT book_id) FROM book_authors GROUP BY name_key;
 `;
 
 /**
