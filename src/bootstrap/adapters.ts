@@ -27,15 +27,13 @@ export interface OpenedAdapters {
   readonly rateCounter: RateCounter | null;
   /** Closes the store alone, the service still up: a store outage, for tests. */
   closeStore(): Promise<void>;
-  /** Starts, once the server listens, what no request needs at once: the password hasher's worker threads and dummy hash. */
-  afterListening(): void;
   dispose(): Promise<void>;
 }
 
 /**
  * Opens the configured store and registers each of its repositories and every other adapter under its
- * port token. Modules the first request does not need load later: the password hasher once the server
- * listens (afterListening) or at the first password, the metadata reader at the first upload, the
+ * port token. Modules the first request does not need load later: the password hasher (bcrypt worker
+ * threads) at the first password, the metadata reader at the first upload, the
  * OpenID Connect client only when single sign-on is configured, the in-memory and MongoDB stores only
  * when chosen.
  */
@@ -83,7 +81,6 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
     storageRoot,
     rateCounter: 'rateCounter' in store ? store.rateCounter : null,
     closeStore: () => store.close(),
-    afterListening: () => hasher.start(),
     dispose: async () => {
       await reader.close();
       if (ephemeral) await rm(storageRoot, { recursive: true, force: true });

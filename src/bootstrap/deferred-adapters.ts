@@ -20,22 +20,21 @@ class Deferred<T extends { close(): Promise<void> }> {
   }
 }
 
-/** The password hasher, started by `start()` (called once the server listens) or by the first password, whichever comes first. */
-export interface DeferredPasswordHasher extends PasswordHasher {
-  /** Starts the bcrypt worker threads and the dummy hash that hides absent accounts (see BcryptPasswordHasher). */
-  start(): void;
-  close(): Promise<void>;
-}
-
-export function deferredPasswordHasher(cost: number): DeferredPasswordHasher {
+/**
+ * The password hasher (bcrypt worker threads), started by the first password. That first password
+ * waits for the dummy hash too, so it takes one comparison whether the account exists or not, as every
+ * later one does.
+ */
+export function deferredPasswordHasher(cost: number): PasswordHasher & { close(): Promise<void> } {
   const hasher = new Deferred(async () => {
     const { BcryptPasswordHasher } = await import('../adapters/identity/bcrypt-password-hasher.js');
-    return new BcryptPasswordHasher({ cost });
+    const started = new BcryptPasswordHasher({ cost });
+    await started.ready().catch(() => undefined); // a failed dummy hash surfaces at verify, as before
+    return started;
   });
   return {
     hash: async (password) => (await hasher.get()).hash(password),
     verify: async (password, hash) => (await hasher.get()).verify(password, hash),
-    start: () => void hasher.get().catch(() => undefined), // a failure to load surfaces at the first password
     close: () => hasher.close(),
   };
 }

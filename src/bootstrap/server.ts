@@ -30,7 +30,6 @@ export async function startStacks(config: Config, logger: Logger): Promise<Runni
     await prepare(container, config, logger);
     const server = createHttpServer(createApp(httpDepsFrom(container)));
     const port = await listen(server, config.port, config.host);
-    container.afterListening();
     const housekeeping = container.di.resolve(RunHousekeeping).execute().catch((err: unknown) => {
       if (!stopping) logger.error({ err }, 'housekeeping failed; the next start tries again');
       return 'failed' as const;
