@@ -33,9 +33,8 @@ export interface OpenedAdapters {
 /**
  * Opens the configured store and registers each of its repositories and every other adapter under its
  * port token. Modules the first request does not need load later: the password hasher (bcrypt worker
- * threads) at the first password, the metadata reader at the first upload, the
- * OpenID Connect client only when single sign-on is configured, the in-memory and MongoDB stores only
- * when chosen.
+ * threads) at the first password, the metadata reader at the first upload, the OpenID Connect client
+ * only when single sign-on is configured, the in-memory and MongoDB stores only when chosen.
  */
 export async function registerAdapters(di: DependencyContainer, config: Config, logger: Logger, clock?: Clock): Promise<OpenedAdapters> {
   const store = await openStore(config);
