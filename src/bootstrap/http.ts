@@ -14,7 +14,6 @@ import { oidcRoutes } from '../adapters/http/oidc.routes.js';
 import { progressRoutes } from '../adapters/http/progress.routes.js';
 import { shelfRoutes } from '../adapters/http/shelves.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
-import { opdsRouter } from '../adapters/opds/opds-router.js';
 import {
   AddBookToShelf, ArchiveKoboBook, AuthenticateKoboDevice, CreateKoboDevice, GetKoboBookFile, GetKoboCover, ListKoboDevices, RevokeKoboDevice,
   SaveKoboTag, SyncKoboLibrary, Authenticate, AuthenticateApiKey, AuthenticateSyncUser, ChangePassword, CompleteOidcLogin, CreateApiKey,
@@ -24,6 +23,7 @@ import {
   StartOidcLogin, UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { StacksContainer } from './container.js';
+import { loadedOnFirstRequest } from './deferred-adapters.js';
 import { portsOf } from './tokens.js';
 
 /** Every route and the OPDS catalog, each over the use cases registered under their class. */
@@ -65,11 +65,12 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
       // Without OIDC_ISSUER the four paths answer 404 `oidc_disabled` and stay documented.
       ...oidcRoutes({ flow: oidcFlow, logger }),
     ],
-    extraRouters: [{ path: '/opds', router: opdsRouter({
+    // The OPDS catalog's modules load at its first request.
+    extraRouters: [{ path: '/opds', router: loadedOnFirstRequest(async () => (await import('../adapters/opds/opds-router.js')).opdsRouter({
       login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), apiKeys: di.resolve(AuthenticateApiKey), publicUrl: config.publicUrl,
       listBooks: di.resolve(ListBooks), getBook: di.resolve(GetBook), file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover),
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
-    }), checksSecrets: true }, {
+    })), checksSecrets: true }, {
       path: '/kosync',
       router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), log: logger }),
       errors: kosyncErrors,

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { rekeyedShelfNames, type StoredShelfName } from '../../domain/shelf-rules.js';
+import { BOOK_COUNTS, backfillGramCounts } from './sqlite-book-counts.js';
 
 /** One schema step; versions ascend and are never edited once released. */
 export interface Migration {
@@ -262,7 +263,10 @@ INSERT INTO change_feed (first_seq, kind, entity_id, group_id, removed, changed_
 UPDATE change_feed SET first_seq = seq;
 `;
 
-/** The schema history, oldest first. Append new steps; never edit a released one. */
+/**
+ * The schema history, oldest first. Append new steps; never edit a released one. A step that rewrites
+ * `books.search_text` in SQL must also recount the grams (see backfillGramCounts).
+ */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'one-time codes', sql: ONE_TIME_CODES },
@@ -271,8 +275,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'personal API keys', sql: API_KEYS },
   { version: 6, name: 'KOReader document digests', sql: BOOK_DIGESTS },
   { version: 7, name: 'KOReader positions of unmatched documents', sql: SYNC_DOCUMENTS },
-  // 8, 9 and 11 are other steps' numbers (planned in parallel; a gap is allowed).
+  // 8 and 9 are other steps' numbers (planned in parallel; a gap is allowed).
   { version: 10, name: 'Kobo devices and the change feed', sql: KOBO_SYNC },
+  { version: 11, name: 'book counts by format, tag, author and short gram', sql: BOOK_COUNTS, run: backfillGramCounts },
 ];
 
 /** Applies, each in its own transaction and in order, every migration the database has not recorded (a late gap is filled). Returns the versions applied. */

@@ -108,6 +108,27 @@ export const lostUpdateRaces: Race[] = [
     }
     return outcome(answers, lost, 0, `${lost} of ${PAIRS} books lost a change`);
   }),
+  race('RACE-BOOK-COUNTS', '100 book writes at once (50 uploads, 25 tag edits, 25 deletes): every total equals the books it lists', async (w) => {
+    const owner = await w.fresh('counted');
+    const ids = await books(w, owner, PAIRS, 'kept');
+    const answers = await w.burst(BURST, (i) => {
+      if (i < PAIRS) return upload(w, owner, `added ${i} ${owner.username}`);
+      const id = ids[i - PAIRS]!;
+      return i < PAIRS * 1.5 ? w.send('PATCH', `/api/books/${id}`, { token: owner.token, body: { tags: ['Race Tag', 'race tag'] } })
+        : w.send('DELETE', `/api/books/${id}`, { token: owner.token });
+    });
+    const totals: string[] = [];
+    let lost = 0;
+    for (const filter of ['', 'format=txt', 'tag=RACE%20TAG', 'q=ed', 'q=k', `q=${owner.username}`]) {
+      const page = async (n: number) => (await w.send('GET', `/api/books?${filter}&page_size=100&page=${n}`, { token: owner.token })).body;
+      const first = await page(1);
+      let listed = first.items.length as number;
+      for (let n = 2; n <= first.total_pages; n++) listed += (await page(n)).items.length as number;
+      lost += Math.abs(first.total - listed) + (filter.startsWith('tag=') ? Math.abs(first.total - PAIRS / 2) : 0);
+      totals.push(`${filter || 'all'}: ${first.total} (${listed} listed)`);
+    }
+    return outcome(answers, lost, 0, totals.join(', '));
+  }),
   race('RACE-SHELF-PATCH-PAIRS', '50 shelves each patched twice at once (name and visibility): both changes kept', async (w) => {
     const owner = await w.fresh('curator');
     const ids: string[] = [];
