@@ -201,6 +201,10 @@ CREATE INDEX book_digests_partial ON book_digests (partial_md5);
 CREATE INDEX book_digests_file_name ON book_digests (file_name_md5);
 `;
 
+const SYNC_DOCUMENTS_BY_RECENCY = `
+CREATE INDEX sync_documents_user_recency ON sync_documents (user_id, updated_at, document);
+`;
+
 const SYNC_DOCUMENTS = `
 CREATE TABLE sync_documents (
   user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
@@ -223,6 +227,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'personal API keys', sql: API_KEYS },
   { version: 6, name: 'KOReader document digests', sql: BOOK_DIGESTS },
   { version: 7, name: 'KOReader positions of unmatched documents', sql: SYNC_DOCUMENTS },
+  { version: 9, name: 'KOReader positions by recency, for the per-user cap', sql: SYNC_DOCUMENTS_BY_RECENCY },
 ];
 
 /** Applies, each in its own transaction and in order, every migration the database has not recorded (a late gap is filled). Returns the versions applied. */
