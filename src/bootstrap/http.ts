@@ -65,8 +65,9 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
     }), checksSecrets: true }, {
       path: '/kosync',
-      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), log: logger }),
-      errors: kosyncErrors,
+      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), log: logger, logger }),
+      errors: kosyncErrors(logger),
+      answersEverything: true,
       checksSecrets: true,
     }],
   };
