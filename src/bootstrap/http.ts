@@ -60,7 +60,8 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
       ...oidcRoutes({ flow: oidcFlow, logger }),
     ],
     extraRouters: [{ path: '/opds', router: opdsRouter({
-      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), apiKeys: di.resolve(AuthenticateApiKey), publicUrl: config.publicUrl,
+      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), apiKeys: di.resolve(AuthenticateApiKey),
+      publicUrl: config.publicUrl, publicUrlFromRequest: !config.publicUrlConfigured,
       listBooks: di.resolve(ListBooks), getBook: di.resolve(GetBook), file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover),
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
     }), checksSecrets: true }, {
