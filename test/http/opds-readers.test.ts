@@ -8,6 +8,9 @@ import { fetchFeed, fetchPublication, opds, PASSWORD } from '../support/opds2/ca
 import { checkAuthenticationDocument } from '../support/opds2/opds2-validator.js';
 import { bearer, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
 
+/** Uploading one book of every format (PDFs are parsed in a worker) takes seconds on a loaded machine. */
+const SLOW = 90_000;
+
 /*
  * OPDS as real readers use it: every OPDS 2.0 document shape checked against the official schemas
  * (support/opds2/schema), OPDS 1.2 complete entries that link to themselves, absolute URLs from the
@@ -80,7 +83,7 @@ describe('OPDS 2.0: every document shape validates against the official schemas'
     for (const res of [await request(t.app).get('/opds/v2/auth'), await request(t.app).get('/opds/v2/books')]) {
       expect(checkAuthenticationDocument(res.text).problems).toEqual([]);
     }
-  });
+  }, SLOW);
 });
 
 describe('acquisition links as e-readers know them', () => {
@@ -110,7 +113,7 @@ describe('acquisition links as e-readers know them', () => {
       const format = formats[id] as keyof typeof ACQUISITION_TYPES;
       expect(acquisitions.map((l) => [l.type, koreaderFiletype({ href: `${base}${l.href}`, type: l.type })])).toEqual([[ACQUISITION_TYPES[format], KOREADER_SAVES_AS[format]]]);
     }
-  });
+  }, SLOW);
 
   it('an OPDS 1.2 complete entry links to itself with rel="self" (and holds content); a feed\'s partial entry links to it as alternate', async () => {
     const id = Object.keys(await uploadEveryFormat(alice))[0]!;
@@ -120,7 +123,7 @@ describe('acquisition links as e-readers know them', () => {
     expect(complete.content).toBeDefined();
     const partial = atom.parse((await opds(t.app, '/opds/books')).text).feed.entry.find((e: { id: string }) => e.id === `urn:stacks:book:${id}`);
     expect(rels(partial.link)).toEqual([['alternate', `/opds/books/${id}`]]);
-  });
+  }, SLOW);
 });
 
 describe('absolute URLs when PUBLIC_URL is unset: the request\'s own scheme and Host', () => {

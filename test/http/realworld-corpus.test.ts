@@ -73,7 +73,7 @@ describe.each(STORES)('real-world corpus on $name: every file calibre reads is a
     for (const d of found) if (d.rule) rulesSeen.set(d.rule, (rulesSeen.get(d.rule) ?? new Set()).add(`${fileName} ${d.field}`));
     const unexplained: Difference[] = found.filter((d) => d.rule === null);
     expect(unexplained, `${store}: fields read differently from calibre ${calibreVersion}`).toEqual([]);
-  });
+  }, 60_000);
 });
 
 it('every rule the README names is one some corpus file needs', () => {

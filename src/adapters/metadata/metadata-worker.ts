@@ -3,12 +3,12 @@ import type { ExtractedBook } from '../../application/ports.js';
 import { corruptBookFile } from '../../domain/error-catalogue.js';
 import { DomainError, UnprocessableError, UnsupportedTypeError } from '../../domain/errors.js';
 import { readCbzArchive } from './cbz-reader.js';
-import { sniffFormat } from './detect-format.js';
+import { readSlice, sniffFormat } from './detect-format.js';
 import { isEpubContainer, readEpubArchive } from './epub-reader.js';
 import { readFb2 } from './fb2-reader.js';
 import type { MetadataLimits } from './limits.js';
 import { readMobi } from './mobi-reader.js';
-import { readPdf } from './pdf-reader.js';
+import { loadPdfJs, readPdf } from './pdf-reader.js';
 import { readText } from './text-reader.js';
 import { ZipArchive } from './zip-archive.js';
 
@@ -53,6 +53,11 @@ async function readZipBook(path: string, limits: MetadataLimits): Promise<Extrac
 }
 
 export default async function runMetadataTask(task: MetadataTask): Promise<MetadataTaskResult> {
+  // A PDF's reader is imported before the parse budget starts: loading pdf.js is not reading the file
+  // (the start-up grace bounds it), and on a loaded machine it alone can take most of the budget.
+  if (task.size >= 5 && (await readSlice(task.path, 0, 5).catch(() => Buffer.alloc(0))).toString('latin1') === '%PDF-') {
+    await loadPdfJs().catch(() => undefined);
+  }
   task.started?.postMessage('started');
   try {
     return { ok: true, book: await readByContent(task.path, task.size, task.limits) };

@@ -7,7 +7,8 @@ import { finishMetadata } from './sanitize.js';
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 
 let pdfjsModule: Promise<PdfJs> | null = null;
-const loadPdfJs = () => (pdfjsModule ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
+/** pdf.js, imported once per worker thread (a second or more on a loaded machine). */
+export const loadPdfJs = () => (pdfjsModule ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
 
 const RANGE_CHUNK = 64 * 1024;
 

@@ -97,7 +97,11 @@ async function syncDocumentBackdoor<T>(t: TestApp, use: (db: {
   const repository = t.container.di.resolve<SyncDocumentRepository>(PORTS.SyncDocumentRepository);
   return use({
     insert: async (rows) => {
-      for (const r of rows) await repository.put(r, Number.MAX_SAFE_INTEGER);
+      for (const [i, r] of rows.entries()) {
+        await repository.put(r, Number.MAX_SAFE_INTEGER);
+        // Each put scans the store: let the server's timers run, or its idle keep-alive sockets close under the next request.
+        if (i % 200 === 199) await new Promise((resolve) => setImmediate(resolve));
+      }
     },
     count: async () => Number.NaN,
   });
