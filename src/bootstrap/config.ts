@@ -124,6 +124,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly publicUrl: string;
+  /** PUBLIC_URL was given; when not, `publicUrl` is the localhost default and OPDS uses each request's own origin. */
+  readonly publicUrlConfigured: boolean;
   readonly store: StoreConfig;
   readonly dataDir: string;
   readonly jwtSecret: string | undefined;
@@ -172,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    publicUrlConfigured: e.PUBLIC_URL !== undefined,
     store,
     dataDir,
     jwtSecret: e.JWT_SECRET,

@@ -67,13 +67,15 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
     ],
     // The OPDS catalog's modules load at its first request.
     extraRouters: [{ path: '/opds', router: loadedOnFirstRequest(async () => (await import('../adapters/opds/opds-router.js')).opdsRouter({
-      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), apiKeys: di.resolve(AuthenticateApiKey), publicUrl: config.publicUrl,
+      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), apiKeys: di.resolve(AuthenticateApiKey),
+      publicUrl: config.publicUrl, publicUrlFromRequest: !config.publicUrlConfigured,
       listBooks: di.resolve(ListBooks), getBook: di.resolve(GetBook), file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover),
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
     })), checksSecrets: true }, {
       path: '/kosync',
-      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), log: logger }),
-      errors: kosyncErrors,
+      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), log: logger, logger }),
+      errors: kosyncErrors(logger),
+      answersEverything: true,
       checksSecrets: true,
     }, {
       path: '/kobo',

@@ -4,8 +4,8 @@ import { bookIdOfDerivedKey } from './derived-blobs.js';
 /** Longest display file name stem, in characters (the extension comes on top). */
 export const FILE_NAME_STEM_MAX = 150;
 
-// Controls (CR/LF included), bidi overrides and isolates, zero-width characters and BOM.
-const INVISIBLE = /[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+// Controls (CR/LF included), bidi overrides and isolates, zero-width space and BOM (ZWNJ and ZWJ are spelling).
+const INVISIBLE = /[\u0000-\u001F\u007F-\u009F\u200B\u200E\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
 // Characters that are unsafe or awkward in a file name on some system.
 const RESERVED = /[<>:"|?*\\/]/g;
 const EXTENSION = /\.[A-Za-z0-9]{1,5}$/;

@@ -164,7 +164,8 @@ export function bookRoutes(deps: BookDeps): AnyRoute[] {
         const range = requestedRange(req, file.size, file.etag);
         const body = req.method === 'HEAD' ? null : await file.open(range ?? undefined);
         res.attachment(file.fileName);
-        res.type(file.mediaType);
+        // Exactly the format's media type: res.type would add `charset=utf-8` to a text file kept as uploaded (maybe UTF-16 or Windows-1252).
+        res.setHeader('Content-Type', file.mediaType);
         if (range) res.status(206).setHeader('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
         res.setHeader('Content-Length', String(range ? range.end - range.start + 1 : file.size));
         await send(body, res);

@@ -202,6 +202,10 @@ CREATE INDEX book_digests_partial ON book_digests (partial_md5);
 CREATE INDEX book_digests_file_name ON book_digests (file_name_md5);
 `;
 
+const SYNC_DOCUMENTS_BY_RECENCY = `
+CREATE INDEX sync_documents_user_recency ON sync_documents (user_id, updated_at, document);
+`;
+
 const SYNC_DOCUMENTS = `
 CREATE TABLE sync_documents (
   user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
@@ -275,7 +279,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'personal API keys', sql: API_KEYS },
   { version: 6, name: 'KOReader document digests', sql: BOOK_DIGESTS },
   { version: 7, name: 'KOReader positions of unmatched documents', sql: SYNC_DOCUMENTS },
-  // 8 and 9 are other steps' numbers (planned in parallel; a gap is allowed).
+  // 8 is another step's number (planned in parallel; a gap is allowed).
+  { version: 9, name: 'KOReader positions by recency, for the per-user cap', sql: SYNC_DOCUMENTS_BY_RECENCY },
   { version: 10, name: 'Kobo devices and the change feed', sql: KOBO_SYNC },
   { version: 11, name: 'book counts by format, tag, author and short gram', sql: BOOK_COUNTS, run: backfillGramCounts },
 ];

@@ -139,8 +139,12 @@ export interface BookDigestRepository {
 export interface SyncDocumentRepository {
   /** The user's position in the document; null when none was pushed. */
   get(userId: string, document: string): Promise<SyncDocument | null>;
-  /** Inserts or replaces the (user, document) record in one indexed write. */
-  put(record: SyncDocument): Promise<void>;
+  /**
+   * Inserts or replaces the (user, document) record, then forgets the user's records after the newest
+   * `keep` (newest by `updatedAt`, then document): the least recently synced go first, and never more
+   * than `keep` stay once the writes in flight are done.
+   */
+  put(record: SyncDocument, keep: number): Promise<void>;
   /** Removes every record of a deleted user. */
   deleteForUser(userId: string): Promise<void>;
 }

@@ -3,6 +3,7 @@ import { PASSWORD, raceServer, STORES_UNDER_RACE, type Answer, type Caller, type
 import type { UserRepository } from '../../../src/application/ports.js';
 import { PORTS } from '../../../src/bootstrap/tokens.js';
 import { koreaderHeaders, koreaderKey } from '../../support/koreader.js';
+import { SYNC_DOCUMENTS_PER_USER } from '../../../src/domain/kosync.js';
 
 const PAIRS = 50;
 const BURST = 100;
@@ -249,4 +250,31 @@ export const lostUpdateRaces: Race[] = [
     }
     return outcome(answers, lost, 0, lost ? 'no active admin remained' : 'an admin remained every round');
   }, ['transactions']),
+];
+
+/** Races that need every push to reach the store: run with login policies loose enough that a burst of one account's pushes is not throttled. */
+export const kosyncCapRaces: readonly Race[] = [
+  race('RACE-KOSYNC-DOCUMENT-CAP', '120 KOReader pushes of new documents at once by a reader who keeps 10,000: never more than 10,000 stay, the newest ones', async (w) => {
+    const owner = await w.fresh('kosynccap');
+    const key = (await w.send('POST', '/api/auth/keys', { token: owner.token, body: { name: 'kobo' } })).body.key as string;
+    const doc = (prefix: string, i: number) => `${prefix}${i.toString(16).padStart(31, '0')}`;
+    const long = new Date('2020-01-01T00:00:00Z').getTime();
+    const history = Array.from({ length: SYNC_DOCUMENTS_PER_USER }, (_, i) => ({
+      userId: owner.id, document: doc('a', i), progress: '1', percentage: 0.1, device: 'old', deviceId: 'old', updatedAt: new Date(long + i * 1000),
+    }));
+    await w.seedSyncDocuments(history);
+    const headers = koreaderHeaders(owner.username, key);
+    const answers = await w.burst(120, (i) => w.send('PUT', '/kosync/syncs/progress', {
+      headers, body: { document: doc('b', i), progress: String(i), percentage: 0.5, device: 'Kobo', device_id: 'K1' }, from: w.address(),
+    }));
+    const pushed = Array.from({ length: 120 }, (_, i) => doc('b', i)).filter((_, i) => answers[i]!.status === 200);
+    const held = async (ids: string[]) => (await Promise.all(ids.map((d) => w.syncDocumentOf(owner.id, d)))).filter((r) => r !== null).length;
+    const newKept = await held(pushed);
+    const total = (await w.countSyncDocuments(owner.id)) ?? newKept + (await held(history.map((h) => h.document)));
+    const oldKept = total - newKept;
+    // Every push must be accepted and, newer than the whole history, still be there; the history is what gives way.
+    const lost = (120 - pushed.length) + (pushed.length - newKept) + Math.max(0, SYNC_DOCUMENTS_PER_USER - total);
+    return outcome(answers, lost, Math.max(0, total - SYNC_DOCUMENTS_PER_USER),
+      `${pushed.length} pushes accepted (${JSON.stringify(tally(answers))}); kept ${oldKept} old + ${newKept} new = ${total}`);
+  }),
 ];
