@@ -29,7 +29,7 @@ export interface OpenedAdapters {
   readonly storageRoot: string;
   /** The key Kobo sync tokens are signed with (derived from the JWT secret). */
   readonly koboTokenKey: Buffer;
-  /** Budgets shared by every instance (MongoDB); null: each process counts its own. */
+  /** Budgets shared by every instance (MongoDB) or worker (SQLite with WORKERS > 1); null: this process counts alone. */
   readonly rateCounter: RateCounter | null;
   /** Closes the store alone, the service still up: a store outage, for tests. */
   closeStore(): Promise<void>;
@@ -92,7 +92,8 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   return {
     storageRoot,
     koboTokenKey: createHmac('sha256', secret).update('stacks kobo sync token').digest(),
-    rateCounter: 'rateCounter' in store ? store.rateCounter : null,
+    // Shared by every instance on MongoDB, by every worker process on SQLite.
+    rateCounter: 'rateCounter' in store ? store.rateCounter : 'workerRateCounter' in store && config.workers > 1 ? store.workerRateCounter : null,
     closeStore: () => store.close(),
     dispose: async () => {
       await reader.close();
@@ -104,7 +105,8 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   };
 }
 
-async function openStore(config: Config) {
+/** Opens the configured store (its schema brought up to date). */
+export async function openStore(config: Config) {
   switch (config.store.kind) {
     case 'memory': {
       const { createMemoryStore } = await import('../adapters/memory/memory-store.js');

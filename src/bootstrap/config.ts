@@ -1,4 +1,5 @@
 import { existsSync } from 'node:fs';
+import { availableParallelism } from 'node:os';
 import { z } from 'zod';
 import { isRoleName, type RoleName } from '../domain/permissions.js';
 
@@ -96,6 +97,7 @@ const envSchema = z
     REGISTER_LIMIT_PER_HOUR: int(30, 0, 1_000_000),
     KOBO_STORE_FORWARDING: bool(false),
     KOBO_STORE_URL: z.url({ protocol: /^https?$/ }).default('https://storeapi.kobo.com'),
+    WORKERS: int(0, 1, 256), // 0: unset (the number of CPUs; 1 with memory:)
   })
   .superRefine((env, ctx) => {
     const admin = [env.ADMIN_USERNAME, env.ADMIN_PASSWORD];
@@ -104,6 +106,9 @@ const envSchema = z
     }
     if (env.DATABASE_URL?.startsWith('mongodb') && !env.JWT_SECRET) {
       ctx.addIssue({ code: 'custom', path: ['JWT_SECRET'], message: 'is required with a mongodb:// DATABASE_URL: every instance must sign and check tokens with the same secret' });
+    }
+    if (env.DATABASE_URL === 'memory:' && env.WORKERS > 1) {
+      ctx.addIssue({ code: 'custom', path: ['WORKERS'], message: 'must be 1 with DATABASE_URL=memory: (each process would hold its own store)' });
     }
     if (env.OIDC_ISSUER && !env.OIDC_CLIENT_ID) {
       ctx.addIssue({ code: 'custom', path: ['OIDC_CLIENT_ID'], message: 'is required when OIDC_ISSUER is set' });
@@ -152,6 +157,8 @@ export interface Config {
   readonly rateLimits: { readonly perMinute: number; readonly registrationsPerHour: number };
   /** Kobo sync: whether what Stacks does not answer goes on to the Kobo store, and where that is. */
   readonly kobo: { readonly storeForwarding: boolean; readonly storeUrl: string };
+  /** Server processes on one port (WORKERS): the number of CPUs unless set, always 1 with `memory:`. */
+  readonly workers: number;
 }
 
 export class ConfigError extends Error {}
@@ -201,6 +208,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     rateLimits: { perMinute: e.RATE_LIMIT_PER_MINUTE, registrationsPerHour: e.REGISTER_LIMIT_PER_HOUR },
     kobo: { storeForwarding: e.KOBO_STORE_FORWARDING, storeUrl: e.KOBO_STORE_URL.replace(/\/+$/, '') },
+    workers: store.kind === 'memory' ? 1 : e.WORKERS || availableParallelism(),
   };
 }
 

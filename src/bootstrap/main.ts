@@ -3,18 +3,30 @@ import { pino } from 'pino';
 import { stopOnSignals } from '../adapters/http/http-server.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config.js';
 import { startStacks } from './server.js';
+import { processRole, reportListening, runPrimary } from './workers.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
 
 async function main(): Promise<void> {
   loadDotEnv();
   const config = loadConfig();
-  const logger = pino({ level: config.logLevel, base: { service: 'stacks' } });
-  const running = await startStacks(config, logger).catch((error: unknown) => {
+  const role = processRole(config);
+  const base = role.kind === 'worker' ? { service: 'stacks', worker: role.slot } : { service: 'stacks' };
+  const logger = pino({ level: config.logLevel, base });
+  if (role.kind === 'primary') {
+    await runPrimary(config, logger).catch((error: unknown) => {
+      logger.fatal({ err: error }, 'start-up failed');
+      process.exit(1);
+    });
+    return;
+  }
+  // Of several workers, only the first runs housekeeping (and a restarted first worker again).
+  const running = await startStacks(config, logger, { housekeeping: role.kind === 'single' || role.slot === 0 }).catch((error: unknown) => {
     logger.fatal({ err: error }, 'start-up failed');
     process.exit(1);
   });
-  logger.info({ port: running.port, host: config.host, store: config.store.kind }, 'Stacks is listening');
+  if (role.kind === 'worker') reportListening(running.port);
+  else logger.info({ port: running.port, host: config.host, store: config.store.kind }, 'Stacks is listening');
   stopOnSignals(running.server, SHUTDOWN_GRACE_MS, running.close, logger);
 }
 

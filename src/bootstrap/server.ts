@@ -10,16 +10,21 @@ import { httpDepsFrom } from './http.js';
 export interface RunningStacks {
   readonly server: Server;
   readonly port: number;
-  /** Settles once the housekeeping started after listening has ended ('failed': logged); it never rejects. */
-  readonly housekeeping: Promise<HousekeepingOutcome | 'failed'>;
+  /** Settles once the housekeeping started after listening has ended ('failed': logged; 'not-here': another worker runs it); it never rejects. */
+  readonly housekeeping: Promise<HousekeepingOutcome | 'failed' | 'not-here'>;
   close(): Promise<void>;
+}
+
+export interface StartOptions {
+  /** Whether this process runs housekeeping (default true; of several workers, only the first). */
+  readonly housekeeping?: boolean;
 }
 
 /**
  * Opens the store, creates the bootstrap admin, listens (ready at once), then runs housekeeping in
  * the background, one instance at a time under the store's lease.
  */
-export async function startStacks(config: Config, logger: Logger): Promise<RunningStacks> {
+export async function startStacks(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningStacks> {
   const container = await buildContainer(config, logger);
   let stopping = false;
   const close = async () => {
@@ -30,6 +35,7 @@ export async function startStacks(config: Config, logger: Logger): Promise<Runni
     await prepare(container, config, logger);
     const server = createHttpServer(createApp(httpDepsFrom(container)));
     const port = await listen(server, config.port, config.host);
+    if (options.housekeeping === false) return { server, port, housekeeping: Promise.resolve('not-here' as const), close };
     const housekeeping = container.di.resolve(RunHousekeeping).execute().catch((err: unknown) => {
       if (!stopping) logger.error({ err }, 'housekeeping failed; the next start tries again');
       return 'failed' as const;

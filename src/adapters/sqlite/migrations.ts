@@ -267,6 +267,16 @@ INSERT INTO change_feed (first_seq, kind, entity_id, group_id, removed, changed_
 UPDATE change_feed SET first_seq = seq;
 `;
 
+/** Request-budget counters that several server processes (WORKERS) share: one row per key and fixed window. */
+const RATE_COUNTERS = `
+CREATE TABLE rate_counters (
+  key TEXT PRIMARY KEY,
+  count INTEGER NOT NULL,
+  expires_at INTEGER NOT NULL
+) WITHOUT ROWID;
+CREATE INDEX rate_counters_expiry ON rate_counters (expires_at);
+`;
+
 /**
  * The schema history, oldest first. Append new steps; never edit a released one. A step that rewrites
  * `books.search_text` in SQL must also recount the grams (see backfillGramCounts).
@@ -283,6 +293,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 9, name: 'KOReader positions by recency, for the per-user cap', sql: SYNC_DOCUMENTS_BY_RECENCY },
   { version: 10, name: 'Kobo devices and the change feed', sql: KOBO_SYNC },
   { version: 11, name: 'book counts by format, tag, author and short gram', sql: BOOK_COUNTS, run: backfillGramCounts },
+  { version: 12, name: 'request-budget counters shared by worker processes', sql: RATE_COUNTERS },
 ];
 
 /** Applies, each in its own transaction and in order, every migration the database has not recorded (a late gap is filled). Returns the versions applied. */

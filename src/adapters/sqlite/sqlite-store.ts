@@ -9,6 +9,7 @@ import { SqliteKoboDeviceRepository } from './sqlite-kobo-device-repository.js';
 import { openSqliteCounterConnection, openSqliteDatabase } from './sqlite-database.js';
 import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
 import { SqliteOneTimeCodeRepository } from './sqlite-one-time-code-repository.js';
+import { SqliteRateCounter } from './sqlite-rate-counter.js';
 import { SqliteProgressRepository } from './sqlite-progress-repository.js';
 import { SqliteShelfRepository } from './sqlite-shelf-repository.js';
 import { SqliteSyncDocumentRepository } from './sqlite-sync-document-repository.js';
@@ -31,6 +32,8 @@ export interface SqliteStore {
   readonly koboDevices: SqliteKoboDeviceRepository;
   readonly changes: SqliteChangeFeed;
   readonly health: HealthCheck;
+  /** Request-budget counters for several server processes on this file (WORKERS > 1). */
+  readonly workerRateCounter: SqliteRateCounter;
   close(): Promise<void>;
 }
 
@@ -70,6 +73,7 @@ export function createSqliteStore(dataDir: string): SqliteStore {
     koboDevices: new SqliteKoboDeviceRepository(db),
     changes: new SqliteChangeFeed(db),
     health: new SqliteHealthCheck(db),
+    workerRateCounter: new SqliteRateCounter(counters),
     close: async () => {
       if (counters !== db && counters.open) counters.close();
       if (!db.open) return;
