@@ -84,7 +84,7 @@ export class SqliteBookRepository implements BookRepository {
 
   /** Also takes the book off every shelf (ON DELETE CASCADE). */
   async delete(id: string): Promise<boolean> {
-    return this.remove(id);
+    return this.remove.immediate(id);
   }
 
   async findById(id: string): Promise<Book | null> {
@@ -113,7 +113,7 @@ export class SqliteBookRepository implements BookRepository {
 
   private write(transaction: Transaction<(book: Book) => void>, book: Book): void {
     try {
-      transaction(book);
+      transaction.immediate(book);
     } catch (error) {
       if (isUniqueViolation(error) && error.message.includes('books.sha256')) {
         const existing = this.idBySha.get(book.sha256) as string | undefined;

@@ -71,7 +71,7 @@ export class SqliteShelfRepository implements ShelfRepository {
   }
 
   async create(shelf: Shelf): Promise<void> {
-    guard(() => this.createTx(shelf));
+    guard(() => this.createTx.immediate(shelf));
   }
 
   /** One UPDATE that sets only the given columns, so a concurrent change of another detail survives. */
@@ -91,19 +91,19 @@ export class SqliteShelfRepository implements ShelfRepository {
   }
 
   async replaceBooks(shelfId: string, bookIds: readonly string[], updatedAt: Date): Promise<void> {
-    guard(() => this.replaceTx(shelfId, bookIds, updatedAt));
+    guard(() => this.replaceTx.immediate(shelfId, bookIds, updatedAt));
   }
 
   async addBook(shelfId: string, bookId: string, updatedAt: Date): Promise<boolean> {
-    return guard(() => this.addTx(shelfId, bookId, updatedAt));
+    return guard(() => this.addTx.immediate(shelfId, bookId, updatedAt));
   }
 
   async removeBook(shelfId: string, bookId: string, updatedAt: Date): Promise<boolean> {
-    return this.removeTx(shelfId, bookId, updatedAt);
+    return this.removeTx.immediate(shelfId, bookId, updatedAt);
   }
 
   async removeBookEverywhere(bookId: string, updatedAt: Date): Promise<void> {
-    this.removeEverywhereTx(bookId, updatedAt);
+    this.removeEverywhereTx.immediate(bookId, updatedAt);
   }
 
   async delete(id: string): Promise<boolean> {
