@@ -60,8 +60,9 @@ async function main(): Promise<void> {
   const cases: [string, string[], () => Promise<Record<string, string>>, string][] = [
     ['Express hello-world (baseline: `node` + Express start)', [fileURLToPath(new URL('./lib/baselines/express-hello.mjs', import.meta.url))], async () => ({}), '/hello'],
     ['bare node:http + better-sqlite3, empty store (baseline)', [fileURLToPath(new URL('./lib/baselines/bare-stacks.mjs', import.meta.url))], async () => ({ DATA_DIR: await mkdtemp(join(tmpdir(), 'stacks-bare-')) }), '/readyz'],
-    ['Stacks, empty store', stacksArgs, async () => ({ DATA_DIR: await mkdtemp(join(tmpdir(), 'stacks-empty-')), JWT_SECRET: secret, LOG_LEVEL: 'warn' }), '/readyz'],
-    [`Stacks, ${count.toLocaleString('en-US')} books`, stacksArgs, async () => ({ DATA_DIR: full, JWT_SECRET: secret, LOG_LEVEL: 'warn' }), '/readyz'],
+    ['Stacks, empty store', stacksArgs, async () => ({ DATA_DIR: await mkdtemp(join(tmpdir(), 'stacks-empty-')), JWT_SECRET: secret, LOG_LEVEL: 'warn', WORKERS: '1' }), '/readyz'],
+    ['Stacks, empty store, WORKERS=2 (first answer from either worker)', stacksArgs, async () => ({ DATA_DIR: await mkdtemp(join(tmpdir(), 'stacks-empty-')), JWT_SECRET: secret, LOG_LEVEL: 'warn', WORKERS: '2' }), '/readyz'],
+    [`Stacks, ${count.toLocaleString('en-US')} books`, stacksArgs, async () => ({ DATA_DIR: full, JWT_SECRET: secret, LOG_LEVEL: 'warn', WORKERS: '1' }), '/readyz'],
   ];
   try {
     for (const [name, args, envFor, path] of cases) {

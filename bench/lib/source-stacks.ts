@@ -41,6 +41,7 @@ export async function startStacksOn(options: StacksOnOptions): Promise<StacksPro
       // All load comes from loopback: the per-address budgets would only measure themselves.
       RATE_LIMIT_PER_MINUTE: '1000000',
       REGISTER_LIMIT_PER_HOUR: '1000000',
+      WORKERS: '1', // one process unless a bench asks for more (options.env)
       ...options.env,
     },
     port,

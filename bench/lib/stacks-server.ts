@@ -73,6 +73,7 @@ export async function startStacks(options: StacksServerOptions = {}): Promise<St
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '1000000',
     REGISTER_LIMIT_PER_HOUR: '1000000',
+    WORKERS: '1', // one process unless a bench asks for more (options.env)
     ...options.env,
   };
   let server: ChildServer;

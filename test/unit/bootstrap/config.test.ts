@@ -1,3 +1,4 @@
+import { availableParallelism } from 'node:os';
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig, parseDurationSeconds } from '../../../src/bootstrap/config.js';
 
@@ -21,6 +22,15 @@ describe('loadConfig', () => {
       corsOrigins: [],
       logLevel: 'info',
     });
+  });
+
+  it('runs one server process per CPU unless WORKERS says otherwise, and one with memory:', () => {
+    expect(loadConfig({}).workers).toBe(availableParallelism());
+    expect(loadConfig({ WORKERS: '3' }).workers).toBe(3);
+    expect(loadConfig({ DATABASE_URL: 'memory:' }).workers).toBe(1);
+    expect(loadConfig({ DATABASE_URL: 'memory:', WORKERS: '1' }).workers).toBe(1);
+    expect(() => loadConfig({ DATABASE_URL: 'memory:', WORKERS: '2' })).toThrow(/WORKERS: must be 1 with DATABASE_URL=memory:/);
+    expect(() => loadConfig({ WORKERS: '0' })).toThrow(/WORKERS: must be a whole number from 1 to 256/);
   });
 
   it('selects the store from DATABASE_URL', () => {
