@@ -24,6 +24,7 @@ import {
 } from '../index.js';
 import type { StacksContainer } from './container.js';
 import { loadedOnFirstRequest } from './deferred-adapters.js';
+import { baseUrlOf } from './public-base.js';
 import { portsOf } from './tokens.js';
 
 /** Every route and the OPDS catalog, each over the use cases registered under their class. */
@@ -35,6 +36,7 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
       link: di.resolve(StartOidcLink), cookie: di.resolve(OidcStateCookie),
     }
     : null;
+  const publicBase = baseUrlOf(config);
   const rateLimits = config.rateLimits && { ...config.rateLimits, shared: rateCounter ?? undefined }; // shared by every instance on MongoDB
   const authConfig = {
     registration_enabled: config.registrationOpen && config.localLogin,
@@ -51,7 +53,7 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
         register: di.resolve(RegisterUser), login: di.resolve(LoginUser), logout: di.resolve(Logout), changePassword: di.resolve(ChangePassword), authConfig, logger,
       }),
       ...apiKeyRoutes({ create: di.resolve(CreateApiKey), list: di.resolve(ListApiKeys), revoke: di.resolve(RevokeApiKey) }),
-      ...koboDeviceRoutes({ create: di.resolve(CreateKoboDevice), list: di.resolve(ListKoboDevices), revoke: di.resolve(RevokeKoboDevice), publicUrl: config.publicUrl }),
+      ...koboDeviceRoutes({ create: di.resolve(CreateKoboDevice), list: di.resolve(ListKoboDevices), revoke: di.resolve(RevokeKoboDevice), baseUrlOf: publicBase }),
       ...userRoutes({ list: di.resolve(ListUsers), get: di.resolve(GetUser), update: di.resolve(UpdateUser), remove: di.resolve(DeleteUser), roles: di.resolve(ListRoles) }),
       ...bookRoutes({
         upload: di.resolve(UploadBook), list: di.resolve(ListBooks), get: di.resolve(GetBook), update: di.resolve(UpdateBook), remove: di.resolve(DeleteBook),
@@ -68,7 +70,7 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
     // The OPDS catalog's modules load at its first request.
     extraRouters: [{ path: '/opds', router: loadedOnFirstRequest(async () => (await import('../adapters/opds/opds-router.js')).opdsRouter({
       login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), apiKeys: di.resolve(AuthenticateApiKey),
-      publicUrl: config.publicUrl, publicUrlFromRequest: !config.publicUrlConfigured,
+      baseUrlOf: publicBase,
       listBooks: di.resolve(ListBooks), getBook: di.resolve(GetBook), file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover),
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
     })), checksSecrets: true }, {
@@ -84,7 +86,7 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
         getBook: di.resolve(GetBook), getProgress: di.resolve(GetProgress), updateProgress: di.resolve(UpdateProgress), archive: di.resolve(ArchiveKoboBook),
         file: di.resolve(GetKoboBookFile), cover: di.resolve(GetKoboCover), saveTag: di.resolve(SaveKoboTag), updateShelf: di.resolve(UpdateShelf),
         deleteShelf: di.resolve(DeleteShelf), addBook: di.resolve(AddBookToShelf), removeBook: di.resolve(RemoveBookFromShelf),
-        store: config.kobo.storeForwarding ? new KoboStore(config.kobo.storeUrl) : null, clock, log: logger,
+        store: config.kobo.storeForwarding ? new KoboStore(config.kobo.storeUrl) : null, clock, log: logger, baseUrlOf: publicBase,
       }),
       checksSecrets: true,
     }],

@@ -45,7 +45,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(ListUsers, (p) => new ListUsers(p.UserRepository));
   singleton(GetUser, (p) => new GetUser(p.UserRepository));
   singleton(UpdateUser, (p) => new UpdateUser(p.UserRepository, p.Clock));
-  singleton(DeleteUser, (p) => new DeleteUser(p.UserRepository, p.ProgressRepository, p.ApiKeyRepository, p.SyncDocumentRepository));
+  singleton(DeleteUser, (p) => new DeleteUser(p.UserRepository, p.ProgressRepository, p.ApiKeyRepository, p.SyncDocumentRepository, p.KoboDeviceRepository));
   singleton(ListRoles, () => new ListRoles());
 
   singleton(UploadBook, (p) =>

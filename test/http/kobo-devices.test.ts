@@ -34,6 +34,16 @@ describe('Kobo devices (/api/auth/kobo)', () => {
     expect((await as(t.app, admin).get('/api/auth/kobo')).body.total).toBe(0);
   });
 
+  it('with PUBLIC_URL set, the sync URL and every URL the device is given are PUBLIC_URL whatever the Host says', async () => {
+    const created = await request(t.app).post('/api/auth/kobo').set(bearer(alice.token)).set('Host', 'evil.example:8000').send({ name: 'Kobo' });
+    expect(created.body.url).toMatch(/^https:\/\/books\.example\.test\/kobo\//);
+    const device = { base: new URL(created.body.url).pathname };
+    const init = await koboCall(t.app, device, 'get', '/v1/initialization').set('Host', 'evil.example:8000');
+    expect(init.status).toBe(200);
+    expect(JSON.stringify(init.body)).not.toContain('evil.example');
+    expect(init.body.Resources.library_sync).toBe(`https://books.example.test${device.base}/v1/library/sync`);
+  });
+
   it('refuses names with control characters, tabs or line breaks, empty names, unknown fields, and shelves the owner cannot see (422)', async () => {
     const own = await as(t.app, alice).post('/api/shelves', { name: 'Mine' });
     const theirs = await as(t.app, admin).post('/api/shelves', { name: 'Private' });
@@ -100,5 +110,25 @@ describe('Kobo devices (/api/auth/kobo)', () => {
     expect(requests[0]!.route).toBe('/kobo/[secret]/v1/library/sync');
     expect(lines.join('\n')).not.toContain(secret);
     expect(lines.join('\n')).not.toContain('wrong-secret-value');
+  });
+});
+
+describe('Kobo sync URLs when PUBLIC_URL is unset: the scheme and host the request came by', () => {
+  let t: TestApp;
+  afterEach(() => t.close());
+
+  it('gives a device on the network a URL it can reach, and never echoes a Host that is no host[:port]', async () => {
+    t = await startTestApp();
+    const alice = await registerUser(t.app, 'alice');
+    const created = await request(t.app).post('/api/auth/kobo').set(bearer(alice.token)).set('Host', '192.168.1.20:8000').send({ name: 'Kobo' });
+    expect(created.status).toBe(201);
+    expect(created.body.url).toMatch(/^http:\/\/192\.168\.1\.20:8000\/kobo\/[A-Za-z0-9_-]{43}$/);
+    const device = { base: new URL(created.body.url).pathname };
+    const init = await koboCall(t.app, device, 'get', '/v1/initialization').set('Host', 'Books.Lan:8000');
+    expect(init.body.Resources.library_sync).toBe(`http://books.lan:8000${device.base}/v1/library/sync`);
+    for (const hostile of ['evil.example/"><script>', 'evil.example@x', 'evil.example:80:80']) {
+      const res = await koboCall(t.app, device, 'get', '/v1/initialization').set('X-Forwarded-Host', hostile).set('Host', hostile);
+      expect(JSON.stringify(res.body), hostile).not.toContain('evil');
+    }
   });
 });

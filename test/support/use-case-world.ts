@@ -116,7 +116,7 @@ export function aWorld(options: WorldOptions = {}) {
     listUsers: new ListUsers(users),
     getUser: new GetUser(users),
     updateUser: new UpdateUser(users, clock),
-    deleteUser: new DeleteUser(users, progress, apiKeys, syncDocuments),
+    deleteUser: new DeleteUser(users, progress, apiKeys, syncDocuments, store.koboDevices),
     resetPassword: new ResetPassword(users, hasher, clock),
     listRoles: new ListRoles(),
     listBooks: new ListBooks(books),

@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import type { CreateKoboDevice, ListKoboDevices, RevokeKoboDevice } from '../../application/use-cases/kobo-devices.js';
 import type { KoboDevice } from '../../domain/kobo-device.js';
 import { route, type AnyRoute } from './route.js';
@@ -11,8 +12,8 @@ export interface KoboDeviceDeps {
   readonly create: CreateKoboDevice;
   readonly list: ListKoboDevices;
   readonly revoke: RevokeKoboDevice;
-  /** PUBLIC_URL: the sync URL is `{publicUrl}/kobo/{secret}`. */
-  readonly publicUrl: string;
+  /** The sync URL is `{base}/kobo/{secret}`: PUBLIC_URL when set, else the scheme and host the request came by. */
+  readonly baseUrlOf: (req: Request) => string;
 }
 
 const tag = 'Kobo sync';
@@ -31,9 +32,9 @@ export function koboDeviceRoutes(deps: KoboDeviceDeps): AnyRoute[] {
       body: CreateKoboDeviceBody,
       responses: { 201: { description: 'The device, with its sync URL `url`', schema: CreatedKoboDeviceSchema } },
       errors: [403],
-      async handle({ auth, body, res }) {
+      async handle({ auth, body, req, res }) {
         const { device, secret } = await deps.create.execute(auth.actor, { name: body.name, shelfIds: body.shelf_ids });
-        res.status(201).location(`/api/auth/kobo/${device.id}`).json({ ...presentDevice(device), url: `${deps.publicUrl}/kobo/${secret}` });
+        res.status(201).location(`/api/auth/kobo/${device.id}`).json({ ...presentDevice(device), url: `${deps.baseUrlOf(req)}/kobo/${secret}` });
       },
     }),
     route({

@@ -31,6 +31,8 @@ export interface KoboDeps extends KoboTagDeps {
   readonly clock: { now(): Date };
   /** Where sign-in refusals go (never the secret). */
   readonly log: ActivityLog;
+  /** PUBLIC_URL when set, else the request's validated scheme and host: the base of every URL a device follows. */
+  readonly baseUrlOf: (req: Request) => string;
 }
 
 const SYNC_TOKEN = 'x-kobo-synctoken';
@@ -38,8 +40,8 @@ const STORE_HOST = 'https://storeapi.kobo.com/';
 const CDN_IMAGE = 'https://cdn.kobo.com/book-images';
 
 export const sessionOf = (res: Response): KoboSession => res.locals['koboSession'] as KoboSession;
-/** The device's own base: the scheme and host it reached Stacks by, and its sync URL path. */
-export const deviceBase = (req: Request): string => `${req.protocol}://${req.get('host') ?? 'localhost'}${req.baseUrl}`;
+/** The device's own base: PUBLIC_URL or the validated scheme and host it reached Stacks by, and its sync URL path. */
+const deviceBase = (req: Request, deps: Pick<KoboDeps, 'baseUrlOf'>): string => `${deps.baseUrlOf(req)}${req.baseUrl}`;
 const json = (res: Response, status: number, body: unknown) => res.status(status).type('application/json; charset=utf-8').send(JSON.stringify(body));
 
 /**
@@ -70,7 +72,7 @@ export function koboRouter(deps: KoboDeps): Router {
   };
 
   router.get('/v1/initialization', async (req, res) => {
-    const base = deviceBase(req);
+    const base = deviceBase(req, deps);
     const forwarded = deps.store ? await deps.store.forward(req, req.path) : null;
     const fromStore = (forwarded?.body as { Resources?: Record<string, unknown> } | undefined)?.Resources;
     const resources: Record<string, unknown> = {};
@@ -98,7 +100,7 @@ export function koboRouter(deps: KoboDeps): Router {
     const session = sessionOf(res);
     const token = deps.tokens.decode(req.get(SYNC_TOKEN));
     const page = await deps.sync.execute(session, token.cursor);
-    const base = deviceBase(req);
+    const base = deviceBase(req, deps);
     const now = deps.clock.now();
     const items = page.events.flatMap((e) => syncItems(e, (id) => `${base}/v1/books/${id}/file`, now));
     let more = page.more;
@@ -118,7 +120,7 @@ export function koboRouter(deps: KoboDeps): Router {
 
   router.get('/v1/library/:id/metadata', async (req, res) => {
     const book = await ours(req, res, () => deps.getBook.execute(sessionOf(res).actor, String(req.params['id'])));
-    if (book) json(res, 200, [bookMetadata(book, `${deviceBase(req)}/v1/books/${book.id}/file`)]);
+    if (book) json(res, 200, [bookMetadata(book, `${deviceBase(req, deps)}/v1/books/${book.id}/file`)]);
   });
 
   router.get('/v1/library/:id/state', async (req, res) => {

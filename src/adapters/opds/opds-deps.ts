@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
 import type { AuthenticateApiKey } from '../../application/use-cases/authenticate-api-key.js';
 import type { GetBook } from '../../application/use-cases/get-book.js';
@@ -23,12 +24,9 @@ export interface OpdsDeps {
   readonly listShelves: ListShelves;
   readonly getShelf: GetShelf;
   readonly listShelfBooks: ListShelfBooks;
-  /** PUBLIC_URL, for the absolute search template and the authentication document (its localhost default when unset). */
-  readonly publicUrl: string;
   /**
-   * PUBLIC_URL was not set: absolute URLs come from each request's own scheme and Host (as the trust
-   * proxy setting lets X-Forwarded-Proto and X-Forwarded-Host say), so a reader elsewhere on the
-   * network can search. A Host that is no host[:port] gets `publicUrl`.
+   * The absolute base URL for the search template and the authentication document: PUBLIC_URL when set,
+   * else the request's own scheme and Host, so a reader elsewhere on the network can search.
    */
-  readonly publicUrlFromRequest: boolean;
+  readonly baseUrlOf: (req: Request) => string;
 }

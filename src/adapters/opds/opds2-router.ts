@@ -6,7 +6,7 @@ import { AuthenticationError } from '../../domain/errors.js';
 import type { BasicAuthenticator } from './basic-auth.js';
 import type { OpdsDeps } from './opds-deps.js';
 import { OPDS_TYPES, ROOT } from './opds-feeds.js';
-import { baseUrlOf, idOf, pageOf, pageSizeOf, searchTermsOf, sendBody, sortOf } from './opds-request.js';
+import { idOf, pageOf, pageSizeOf, searchTermsOf, sendBody, sortOf } from './opds-request.js';
 import { AUTH_DOCUMENT_LINK_HEADER, authenticationDocument } from './opds2-authentication.js';
 import { navigationFeed, publicationsFeed, shelfLink, type FeedHead } from './opds2-feeds.js';
 import { OPDS2_RELS, OPDS2_TYPES, V2 } from './opds2-links.js';
@@ -26,7 +26,7 @@ const json = (res: Response, type: string, body: unknown) => sendBody(res, type,
  */
 export function opds2Router(deps: OpdsDeps, basic: BasicAuthenticator): Router {
   const router = express.Router();
-  const document = (req: Request) => authenticationDocument(baseUrlOf(req, deps));
+  const document = (req: Request) => authenticationDocument(deps.baseUrlOf(req));
   router.get('/auth', (req, res) => json(res, OPDS2_TYPES.authentication, document(req)));
   router.use(async (req, res, next) => {
     try {
