@@ -19,6 +19,17 @@ const ALGORITHM = 'HS256';
 const MAX_TOKEN_LENGTH = 4096;
 const MIN_SECRET_BYTES = 32;
 
+/** Tokens kept as verified at most; past it the oldest is forgotten (and verified again if it comes back). */
+export const VERIFIED_TOKENS_KEPT = 10_000;
+
+/** A token whose signature and claims checked out: what remains to check each time is only the clock. */
+interface VerifiedToken {
+  readonly claims: TokenClaims;
+  readonly issuedAt: number;
+  readonly notBefore: number | undefined;
+  readonly expires: number;
+}
+
 const isNonEmptyString = (v: unknown): v is string => typeof v === 'string' && v.length > 0;
 
 /** Issues and verifies the service's own HS256 access tokens (algorithm, iss, aud and exp pinned). */
@@ -27,6 +38,12 @@ export class JwtTokenService implements TokenService {
   private readonly audience: string;
   /** A KeyObject, not the string: given a string, jsonwebtoken first tries it as a public key on every call. */
   private readonly key: KeyObject;
+  /**
+   * Verified tokens by their exact text (signature included): the same string again skips the HMAC and
+   * JSON parsing, never the time checks, and never the revocation and account checks, which are the
+   * caller's and read the store every time. A string differing in any character is verified in full.
+   */
+  private readonly verified = new Map<string, VerifiedToken>();
 
   constructor(private readonly options: JwtTokenServiceOptions) {
     if (Buffer.byteLength(options.secret) < MIN_SECRET_BYTES) throw new Error('JWT secret must be at least 32 bytes');
@@ -50,6 +67,18 @@ export class JwtTokenService implements TokenService {
   verify(token: string): TokenClaims {
     if (typeof token !== 'string' || token.length === 0 || token.length > MAX_TOKEN_LENGTH) throw invalidToken();
     const now = this.nowSeconds();
+    const known = this.verified.get(token);
+    if (known) {
+      if (!inTime(known, now)) throw invalidToken();
+      return known.claims;
+    }
+    const verified = this.verifyInFull(token, now);
+    if (this.verified.size >= VERIFIED_TOKENS_KEPT) this.verified.delete(this.verified.keys().next().value as string);
+    this.verified.set(token, verified);
+    return verified.claims;
+  }
+
+  private verifyInFull(token: string, now: number): VerifiedToken {
     let payload: unknown;
     try {
       payload = jwt.verify(token, this.key, {
@@ -63,14 +92,21 @@ export class JwtTokenService implements TokenService {
       throw invalidToken();
     }
     if (typeof payload !== 'object' || payload === null) throw invalidToken();
-    const { sub, jti, iat, exp, tv } = payload as Record<string, unknown>;
+    const { sub, jti, iat, exp, tv, nbf } = payload as Record<string, unknown>;
     if (!isNonEmptyString(sub) || !isNonEmptyString(jti)) throw invalidToken();
     if (!Number.isSafeInteger(exp) || !Number.isSafeInteger(iat) || !Number.isSafeInteger(tv)) throw invalidToken();
     if ((iat as number) > now + TOKEN_CLOCK_TOLERANCE_SECONDS || (tv as number) < 0) throw invalidToken();
-    return { userId: sub, jti, tokenVersion: tv as number, expiresAt: new Date((exp as number) * 1000) };
+    const claims = { userId: sub, jti, tokenVersion: tv as number, expiresAt: new Date((exp as number) * 1000) };
+    return { claims, issuedAt: iat as number, notBefore: typeof nbf === 'number' ? nbf : undefined, expires: exp as number };
   }
 
   private nowSeconds(): number {
     return Math.floor(this.options.clock.now().getTime() / 1000);
   }
+}
+
+/** The time checks of a full verification (jsonwebtoken's, with the same tolerance), for a token verified before. */
+function inTime(token: VerifiedToken, now: number): boolean {
+  const tolerance = TOKEN_CLOCK_TOLERANCE_SECONDS;
+  return now < token.expires + tolerance && token.issuedAt <= now + tolerance && (token.notBefore === undefined || token.notBefore <= now + tolerance);
 }

@@ -52,6 +52,10 @@ export class InMemoryUserRepository implements UserRepository {
     return this.found(this.db.users.get(id));
   }
 
+  async findActiveSession(userId: string, tokenId: string): Promise<User | null> {
+    return this.db.revocations.has(tokenId) ? null : this.found(this.db.users.get(userId));
+  }
+
   async findByUsername(username: string): Promise<User | null> {
     const key = usernameKey(username);
     return this.found(this.all().find((u) => usernameKey(u.username) === key));

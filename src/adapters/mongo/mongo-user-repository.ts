@@ -98,6 +98,15 @@ export class MongoUserRepository implements UserRepository {
     return toUser(await this.users.findOne({ _id: String(id) }));
   }
 
+  /** Revocations live in their own collection: the two point reads (both by _id) go out together, one round trip. */
+  async findActiveSession(userId: string, tokenId: string): Promise<User | null> {
+    const [user, revoked] = await Promise.all([
+      this.users.findOne({ _id: String(userId) }),
+      this.db.collection('revocations').countDocuments({ _id: String(tokenId) } as object, { limit: 1 }),
+    ]);
+    return revoked > 0 ? null : toUser(user);
+  }
+
   async findByUsername(username: string): Promise<User | null> {
     return toUser(await this.users.findOne({ usernameKey: usernameKey(String(username)) }));
   }

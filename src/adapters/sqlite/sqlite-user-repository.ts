@@ -36,6 +36,7 @@ export class SqliteUserRepository implements UserRepository {
   private readonly accessTx: Transaction<(id: string, change: AccessChange, updatedAt: Date) => User | null>;
   private readonly deleteTx: Transaction<(id: string) => boolean>;
   private readonly byId: Statement;
+  private readonly activeSession: Statement;
   private readonly byUsername: Statement;
   private readonly byEmail: Statement;
   private readonly byOidc: Statement;
@@ -76,6 +77,8 @@ export class SqliteUserRepository implements UserRepository {
       assertAnotherAdmin(user);
       return remove.run(id).changes > 0;
     });
+    this.activeSession = db.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ?
+      AND NOT EXISTS (SELECT 1 FROM token_revocations WHERE jti = ?)`);
     this.byUsername = db.prepare(`SELECT ${COLUMNS} FROM users WHERE username_key = ?`);
     this.byEmail = db.prepare(`SELECT ${COLUMNS} FROM users WHERE email_key = ?`);
     this.byOidc = db.prepare(`SELECT ${COLUMNS} FROM users WHERE oidc_issuer = ? AND oidc_subject = ?`);
@@ -109,6 +112,11 @@ export class SqliteUserRepository implements UserRepository {
 
   async findById(id: string): Promise<User | null> {
     return toUser(this.byId.get(id) as UserRow | undefined);
+  }
+
+  /** One statement: the user by primary key, unless the token id is in token_revocations (its primary key). */
+  async findActiveSession(userId: string, tokenId: string): Promise<User | null> {
+    return toUser(this.activeSession.get(userId, tokenId) as UserRow | undefined);
   }
 
   async findByUsername(username: string): Promise<User | null> {

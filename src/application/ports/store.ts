@@ -45,6 +45,12 @@ export interface UserRepository {
   /** Removes the user; false when there was none; throws ConflictError `last_admin` (same atomic step) for the last active admin. */
   delete(id: string): Promise<boolean>;
   findById(id: string): Promise<User | null>;
+  /**
+   * The account a bearer token names, in the one read authentication makes per request: the user by id
+   * unless the token id (`jti`) is revoked; null for either. Revocation is seen at once by every
+   * instance and worker (nothing is cached).
+   */
+  findActiveSession(userId: string, tokenId: string): Promise<User | null>;
   /** Case-insensitive username match. */
   findByUsername(username: string): Promise<User | null>;
   /** Matches the lower-cased e-mail. */

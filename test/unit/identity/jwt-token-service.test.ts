@@ -3,7 +3,7 @@ import fc from 'fast-check';
 import { SignJWT, exportJWK } from 'jose';
 import jwt from 'jsonwebtoken';
 import { describe, expect, it } from 'vitest';
-import { JwtTokenService } from '../../../src/adapters/identity/jwt-token-service.js';
+import { JwtTokenService, VERIFIED_TOKENS_KEPT } from '../../../src/adapters/identity/jwt-token-service.js';
 import { AuthenticationError } from '../../../src/domain/errors.js';
 import type { User } from '../../../src/domain/user.js';
 import { FakeClock, SequentialIds } from '../../support/kit.js';
@@ -119,6 +119,49 @@ describe('JwtTokenService', () => {
     expect(service(new Date((expiry + 29) * 1000)).verify(token).userId).toBe('user-1');
     expectInvalid(token, service(new Date((expiry + 31) * 1000)));
     expectInvalid(hmacToken(HS256, { ...goodClaims(), iat: NOW_S - 3600, exp: NOW_S - 120 }));
+  });
+
+  describe('a token verified before (kept by its exact text)', () => {
+    const withClock = (clock: FakeClock) => new JwtTokenService({ secret: SECRET, expiresInSeconds: 3600, clock, ids: new SequentialIds('jti-') });
+
+    it('is refused once it expires, as on its first check', () => {
+      const clock = new FakeClock(NOW);
+      const svc = withClock(clock);
+      const { token } = svc.issue(user);
+      expect(svc.verify(token).userId).toBe('user-1');
+      clock.advance((3600 + 29) * 1000);
+      expect(svc.verify(token).userId).toBe('user-1');
+      clock.advance(2_000);
+      expectInvalid(token, svc);
+    });
+
+    it('is refused while the clock stands before its iat or nbf beyond the tolerance', () => {
+      const clock = new FakeClock(NOW);
+      const svc = withClock(clock);
+      const token = hmacToken(HS256, { ...goodClaims(), nbf: NOW_S });
+      expect(svc.verify(token).jti).toBe('j1');
+      clock.advance(-31_000);
+      expectInvalid(token, svc);
+      clock.advance(31_000);
+      expect(svc.verify(token).jti).toBe('j1');
+    });
+
+    it('is refused with one character of its signature or payload changed', () => {
+      const svc = service();
+      const { token } = svc.issue(user);
+      expect(svc.verify(token).userId).toBe('user-1');
+      const [h, p, s] = token.split('.') as [string, string, string];
+      expectInvalid(`${h}.${p}.${s.slice(0, -2)}${s.endsWith('AA') ? 'BB' : 'AA'}`, svc);
+      expectInvalid(`${h}.${b64({ ...JSON.parse(Buffer.from(p, 'base64url').toString()), sub: 'admin' })}.${s}`, svc);
+    });
+
+    it('still verifies after more than the kept number of other tokens pushed it out', () => {
+      const svc = service();
+      const { token } = svc.issue(user);
+      svc.verify(token);
+      for (let i = 0; i <= VERIFIED_TOKENS_KEPT; i++) svc.verify(hmacToken(HS256, { ...goodClaims(), jti: `j${i}` }));
+      expect(svc.verify(token).userId).toBe('user-1');
+    });
   });
 
   it('rejects a token without exp', () => {
