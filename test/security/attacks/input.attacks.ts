@@ -1,5 +1,6 @@
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { BOOK_QUERY_MAX_LENGTH } from '../../../src/domain/book.js';
 import { buildEpub } from '../../support/fixtures/index.js';
 import { bearer } from '../../support/test-app.js';
 import { attack, isProblem, verdict, type Attack, type Seen } from '../support/outcome.js';
@@ -17,11 +18,11 @@ const timed = async <T>(f: () => Promise<T>): Promise<[T, number]> => {
   return [r, performance.now() - s];
 };
 
-/** A request that must be refused with one of the statuses, within ms. */
-const refused = (row: string, slug: string, name: string, send: (w: World) => Promise<Seen>, statuses: number[], ms = 1000) =>
+/** A request that must be refused with one of the statuses (the time is noted, never judged: it is the machine's). */
+const refused = (row: string, slug: string, name: string, send: (w: World) => Promise<Seen>, statuses: number[]) =>
   attack(row, slug, name, async (w) => {
     const [res, took] = await timed(() => send(w));
-    return verdict(res, isProblem(res, statuses) && took < ms, `${took.toFixed(0)} ms`);
+    return verdict(res, isProblem(res, statuses), `${took.toFixed(0)} ms`);
   });
 
 export const inputAttacks: Attack[] = [
@@ -34,16 +35,18 @@ export const inputAttacks: Attack[] = [
   refused('IN-02', 'register-operators', 'register with an operator e-mail', (w) => json(w, 'post', '/api/auth/register', '{"username":"opuser","email":{"$gt":""},"password":"correct horse battery"}'), [400, 422]),
   refused('IN-02', 'query-regex', '?q[$regex]=.*', (w) => w.api().get('/api/books?q[$regex]=.*').set(bearer(w.bob.token)), [400, 422]),
   refused('IN-02', 'query-ne', '?title[$ne]=x', (w) => w.api().get('/api/books?title[$ne]=x').set(bearer(w.bob.token)), [400, 422]),
-  refused('IN-02', 'where-body', '{"$where":"sleep(5000)"} in a body', (w) => w.api().patch(`/api/books/${w.ids.bobBook}`).set(bearer(w.bob.token)).send({ $where: 'sleep(5000)' }), [400, 422], 500),
+  refused('IN-02', 'where-body', '{"$where":"sleep(5000)"} in a body', (w) => w.api().patch(`/api/books/${w.ids.bobBook}`).set(bearer(w.bob.token)).send({ $where: 'sleep(5000)' }), [400, 422]),
   refused('IN-02', 'dotted-key', 'a dotted key {"owner.id": …}', (w) => w.api().patch(`/api/shelves/${w.ids.bobShelf}`).set(bearer(w.bob.token)).send({ 'owner.id': w.alice.user.id }), [400, 422]),
   refused('IN-02', 'operator-in-array', 'book_ids holding an operator object', (w) => w.api().patch(`/api/shelves/${w.ids.bobShelf}`).set(bearer(w.bob.token)).send({ book_ids: [{ $ne: null }] }), [400, 422]),
   attack('IN-02', 'operator-as-literal', 'q={"$ne":null} is searched literally', async (w) => {
     const res = await w.api().get(`/api/books?q=${encodeURIComponent('{"$ne":null}')}`).set(bearer(w.bob.token));
     return verdict(res, res.status === 200 && res.body.total === 0);
   }),
-  attack('IN-03', 'redos', 'q=(a+)+$ repeated to 5000 characters', async (w) => {
-    const [res, took] = await timed(() => w.api().get(`/api/books?q=${encodeURIComponent('(a+)+$'.repeat(834).slice(0, 5000))}`).set(bearer(w.bob.token)));
-    return verdict(res, (res.status === 200 || isProblem(res, 422)) && took < 1000, `${took.toFixed(0)} ms`);
+  attack('IN-03', 'redos', 'q=(a+)+$ repeated to 5000 characters: refused at the 200-character cap; at the cap, searched literally', async (w) => {
+    const hostile = '(a+)+$'.repeat(834);
+    const [res, took] = await timed(() => w.api().get(`/api/books?q=${encodeURIComponent(hostile.slice(0, 5000))}`).set(bearer(w.bob.token)));
+    const atCap = await w.api().get(`/api/books?q=${encodeURIComponent(hostile.slice(0, BOOK_QUERY_MAX_LENGTH))}`).set(bearer(w.bob.token));
+    return verdict([res, atCap], isProblem(res, 422) && atCap.status === 200 && atCap.body.total === 0, `${took.toFixed(0)} ms`);
   }),
   attack('IN-03', 'dot-star', 'q=.* does not match every title', async (w) => {
     const res = await w.api().get('/api/books?q=.*').set(bearer(w.bob.token));
@@ -64,18 +67,19 @@ export const inputAttacks: Attack[] = [
   refused('IN-04', 'xml-to-json', 'an XML body to login', (w) => w.api().post('/api/auth/login').set('Content-Type', 'application/xml').send('<a/>'), [415]),
   refused('IN-05', 'json-101kb', 'a 101 KB JSON body', (w) => json(w, 'post', '/api/auth/login', JSON.stringify({ username: 'a', password: 'p'.repeat(101 * 1024) })), [413]),
   refused('IN-05', 'nested-10000', 'arrays nested 10 000 deep', (w) => json(w, 'post', '/api/shelves', `${'['.repeat(10_000)}${']'.repeat(10_000)}`, w.bob.token), [400, 413, 422]),
-  refused('IN-05', 'million-elements', 'a JSON array of 1e6 elements', (w) => json(w, 'post', '/api/shelves', `{"name":"x","book_ids":[${Array(1e6).fill('1').join(',')}]}`, w.bob.token), [400, 413, 422], 2000),
+  // 413: the shelves' 1 MB body limit stops reading before the 2 MB body is parsed (without it: parsed, then 422).
+  refused('IN-05', 'million-elements', 'a JSON array of 1e6 elements is refused at the body limit', (w) => json(w, 'post', '/api/shelves', `{"name":"x","book_ids":[${Array(1e6).fill('1').join(',')}]}`, w.bob.token), [413]),
   refused('IN-05', 'malformed-json', 'malformed JSON {"a":', (w) => json(w, 'post', '/api/auth/login', '{"a":'), [400]),
   refused('IN-05', 'non-strict-json', 'a bare JSON string', (w) => json(w, 'post', '/api/auth/login', '"just a string"'), [400, 422]),
   refused('IN-05', 'bom-and-garbage', 'a body with a NUL and garbage', (w) => json(w, 'post', '/api/auth/login', '{"username":"a\u0000","password":'), [400]),
-  attack('IN-06', 'ten-thousand-tags', '?tag= repeated 10 000 times, on a real socket', async (w) => {
+  attack('IN-06', 'ten-thousand-tags', '?tag= repeated 10 000 times, on a real socket: refused by the header-size limit before routing', async (w) => {
     const [res, took] = await timed(() => fetch(`${w.url}/api/books?${'tag=a&'.repeat(10_000)}`, { headers: bearer(w.bob.token) }));
     const seen = { status: res.status, text: await res.text(), headers: Object.fromEntries(res.headers) };
-    return verdict(seen, [200, 400, 414, 422, 431].includes(res.status) && took < 500, `${res.status} in ${took.toFixed(0)} ms`);
+    return verdict(seen, [414, 431].includes(res.status), `${res.status} in ${took.toFixed(0)} ms`);
   }),
-  attack('IN-06', 'thousand-tags', '?tag= repeated 1000 times', async (w) => {
+  attack('IN-06', 'thousand-tags', '?tag= repeated 1000 times: refused as a query error, not searched', async (w) => {
     const [res, took] = await timed(() => w.api().get(`/api/books?${'tag=a&'.repeat(1000)}`).set(bearer(w.bob.token)));
-    return verdict(res, (res.status === 200 || isProblem(res, [400, 422])) && took < 200, `${res.status} in ${took.toFixed(0)} ms`);
+    return verdict(res, isProblem(res, [400, 422]), `${res.status} in ${took.toFixed(0)} ms`);
   }),
   attack('IN-06', 'duplicate-page-size', '?page_size=10&page_size=1000000 never pages above 100', async (w) => {
     const res = await w.api().get('/api/books?page_size=10&page_size=1000000').set(bearer(w.bob.token));

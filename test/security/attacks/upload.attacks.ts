@@ -1,8 +1,9 @@
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { request as httpRequest } from 'node:http';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
 import { buildEpub } from '../../support/fixtures/index.js';
 import { storageRoot, storedFiles } from '../../support/books.js';
 import { bearer, registerUser, type Session } from '../../support/test-app.js';
@@ -27,13 +28,27 @@ const pump = () => { while (sent < 300 && req.write(chunk)) sent += 1; if (sent 
 pump();
 `;
 
+const HEALTH_DURING_UPLOADS = fileURLToPath(new URL('../support/health-during-uploads.mjs', import.meta.url));
+
+/** Runs a client script in its own process with `input` on its stdin; resolves with what it printed. */
+function runClient(script: string, args: readonly string[], input: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [script, ...args], { stdio: ['pipe', 'pipe', 'inherit'] });
+    let out = '';
+    child.stdout.setEncoding('utf8').on('data', (c: string) => { out += c; });
+    child.on('error', reject);
+    child.on('close', (code) => (code === 0 ? resolve(out) : reject(new Error(`client exited with ${code}`))));
+    child.stdin.end(input);
+  });
+}
+
 const MB = 1024 * 1024;
 let seq = 0;
 
 const post = (w: World, s: Session, parts: readonly Part[]) =>
   w.api().post('/api/books').set(bearer(s.token)).set('Content-Type', multipartType()).send(multipart(parts));
 
-interface Bounds { readonly refuse?: readonly number[]; readonly maySucceed?: boolean; readonly limitMs?: number; readonly fields?: Part[] }
+interface Bounds { readonly refuse?: readonly number[]; readonly maySucceed?: boolean; readonly fields?: Part[] }
 
 /** Sends a prebuilt multipart body over a raw socket (no client-side copies inflate the RSS figure). */
 function rawUpload(w: World, s: Session, body: Buffer): Promise<Seen & { body: Record<string, unknown> }> {
@@ -56,7 +71,7 @@ function rawUpload(w: World, s: Session, body: Buffer): Promise<Seen & { body: R
 }
 
 /**
- * Uploads one hostile file: a 4xx (or, where allowed, a clean 201) within the time bound, peak growth
+ * Uploads one hostile file: a 4xx (or, where allowed, a clean 201), peak growth
  * under 100 MB (RSS, and heap plus Buffers), nothing staged left. Memory is sampled after young-generation
  * collections, as UP-01 does: what the process (parser workers included) holds counts, request Buffers
  * V8 has not yet freed do not (docs/node-versions.md).
@@ -73,7 +88,8 @@ async function hostile(w: World, bytes: Buffer, fileName: string, b: Bounds = {}
   });
   const files = await storedFiles(w.t);
   const refused = isProblem(res, b.refuse ?? [400, 413, 415, 422]);
-  const ok = (refused || (b.maySucceed === true && res.status === 201)) && elapsed <= (b.limitMs ?? 2000)
+  // The time is noted, not judged (it is the machine's); the parse budget is the server's own (metadata_timeout).
+  const ok = (refused || (b.maySucceed === true && res.status === 201))
     && grew.rss < 100 && grew.held < 100 && files.tmp.length === 0 && !(res.text ?? '').includes(storageRoot(w.t));
   if (res.status === 201) await w.api().delete(`/api/books/${String(res.body.id)}`).set(bearer(w.bob.token));
   return verdict(res, ok, `${elapsed} ms, rss +${grew.rss.toFixed(0)} MB, heap and buffers +${grew.held.toFixed(0)} MB`);
@@ -149,8 +165,7 @@ export const uploadAttacks: Attack[] = [
     return { ...out, succeeded: out.succeeded || hits > 0, note: `canary hits ${hits}` };
   }),
   ...Object.keys(PDFS).map((k) => attack('UP-07', `pdf.${k}`, `PDF: ${k}`, async (w) => {
-    // The service's parse budget is 5 s; the 50 MB file also needs about a second on the wire.
-    const out = await hostile(w, PDFS[k]!(), `${k}.pdf`, { maySucceed: true, limitMs: k === 'fifty-mb-stream' ? 8000 : 5000 });
+    const out = await hostile(w, PDFS[k]!(), `${k}.pdf`, { maySucceed: true });
     return { ...out, succeeded: out.succeeded || !notCreatedOutside() };
   }, 60_000)),
   ...Object.keys(TYPES).map((k) => attack('UP-03', `type.${k}`, `content decides the type: ${k}`, async (w) => {
@@ -181,16 +196,18 @@ export const uploadAttacks: Attack[] = [
     return verdict([res, dl], res.status === 201 && dl.status === 200 && /^attachment;/.test(cd) && dl.headers['x-content-type-options'] === 'nosniff'
       && dl.headers['content-type'] === 'application/epub+zip' && !('x-evil' in dl.headers), cd);
   }),
-  attack('UP-10', 'parallel-uploads', '20 parallel uploads: healthz still answers under 200 ms', async (w) => {
+  attack('UP-10', 'parallel-uploads', '20 parallel uploads: healthz asked once the first is answered comes back before half the rest', async (w) => {
+    // Ordering, not a time bound: parses wait for the two workers, so a healthz the event loop is free to
+    // answer overtakes them; parsing (or anything blocking) on the main thread would finish the queue first.
     const epubs = await Promise.all(Array.from({ length: 20 }, (_, i) => buildEpub({ title: `Parallel ${i} ${Date.now()}` })));
-    const uploads = Promise.all(epubs.map((b, i) => post(w, w.bob, [filePart(`p${i}.epub`, b)])));
-    await new Promise((r) => setTimeout(r, 30));
-    const started = Date.now();
-    const health = await w.api().get('/healthz');
-    const healthMs = Date.now() - started;
-    const results = await uploads;
-    for (const r of results) if (r.status === 201) await w.api().delete(`/api/books/${r.body.id}`).set(bearer(w.bob.token));
-    return verdict([...results, health], results.every((r) => r.status === 201 || isProblem(r, 503)) && healthMs < 200, `healthz ${healthMs} ms`);
+    const input = JSON.stringify({ authorization: bearer(w.bob.token).Authorization, type: multipartType(), bodies: epubs.map((b, i) => multipart([filePart(`p${i}.epub`, b)]).toString('base64')) });
+    const answered = JSON.parse(await runClient(HEALTH_DURING_UPLOADS, [new URL(w.url).port], input)) as Array<{ name: string; status: number; retryAfter: string | null; id: string | null }>;
+    for (const a of answered) if (a.status === 201) await w.api().delete(`/api/books/${a.id}`).set(bearer(w.bob.token));
+    const uploads = answered.filter((a) => a.name !== 'healthz');
+    const before = answered.findIndex((a) => a.name === 'healthz');
+    const health = answered[before];
+    return verdict(answered.map((a) => ({ status: a.status, headers: {} })), uploads.length === 20 && uploads.every((a) => a.status === 201 || (a.status === 503 && Number(a.retryAfter) > 0))
+      && health?.status === 200 && before <= 10, `healthz answered after ${before} of 20 uploads`);
   }, 60_000),
   attack('UP-11', 'operator-creator', 'a dc:creator of {"$gt":""} is stored as literal text', async (w) => {
     const res = await post(w, w.bob, [filePart('op.epub', await buildEpub({ title: `Operators ${Date.now()}`, extraMetadata: '<dc:creator>{"$gt":""}</dc:creator>' }))]);
