@@ -14,13 +14,11 @@ import { JwtTokenService } from '../adapters/identity/jwt-token-service.js';
 import { RandomIdGenerator } from '../adapters/identity/random-id-generator.js';
 import { SystemClock } from '../adapters/identity/system-clock.js';
 import { InProcessLease } from '../adapters/memory/in-process-lease.js';
-import { SharpCoverResizer } from '../adapters/images/sharp-cover-resizer.js';
-import { SafeKepubConverter } from '../adapters/metadata/safe-kepub-converter.js';
 import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
 import type { Clock } from '../application/ports.js';
 import { recordingRepositories } from '../application/recording-repositories.js';
 import type { Config } from './config.js';
-import { deferredMetadataReader, deferredPasswordHasher } from './deferred-adapters.js';
+import { deferredCoverResizer, deferredKepubConverter, deferredMetadataReader, deferredPasswordHasher } from './deferred-adapters.js';
 import { PORTS, type Ports } from './tokens.js';
 
 /** The adapters' resources, to release on shutdown. */
@@ -39,7 +37,8 @@ export interface OpenedAdapters {
 /**
  * Opens the configured store and registers each of its repositories and every other adapter under its
  * port token. Modules the first request does not need load later: the password hasher (bcrypt worker
- * threads) at the first password, the metadata reader at the first upload, the OpenID Connect client
+ * threads) at the first password, the metadata reader at the first upload, the KEPUB converter (its
+ * worker pool) at the first conversion, sharp at the first cover resized, the OpenID Connect client
  * only when single sign-on is configured, the in-memory and MongoDB stores only when chosen.
  */
 export async function registerAdapters(di: DependencyContainer, config: Config, logger: Logger, clock?: Clock): Promise<OpenedAdapters> {
@@ -49,7 +48,7 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   const secret = jwtSecretFrom({ configured: config.jwtSecret, dataDir: config.dataDir, ephemeral }, (details, message) => logger.warn(details, message));
   const storageRoot = ephemeral ? await mkdtemp(join(tmpdir(), 'stacks-books-')) : config.dataDir;
   const reader = deferredMetadataReader();
-  const kepubs = new SafeKepubConverter();
+  const kepubs = deferredKepubConverter();
   const time = clock ?? new SystemClock();
   const ids = new RandomIdGenerator();
 
@@ -69,7 +68,7 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('ChangeFeedRepository', store.changes);
   register('KoboDeviceRepository', store.koboDevices);
   register('KepubConverter', kepubs);
-  register('CoverResizer', new SharpCoverResizer());
+  register('CoverResizer', deferredCoverResizer());
   register('BookDigestRepository', store.digests);
   register('SyncDocumentRepository', store.syncDocuments);
   register('OneTimeCodeRepository', store.oneTimeCodes);

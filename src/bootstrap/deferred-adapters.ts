@@ -1,5 +1,6 @@
 import type { RequestHandler } from 'express';
-import type { MetadataReader, PasswordHasher } from '../application/ports.js';
+import { KEPUB_CONVERTER_VERSION } from '../adapters/metadata/kepub-version.js';
+import type { CoverResizer, KepubConverter, MetadataReader, PasswordHasher } from '../application/ports.js';
 
 /** An adapter built on first use, so its module and threads cost nothing before the server listens. */
 class Deferred<T extends { close(): Promise<void> }> {
@@ -48,6 +49,30 @@ export function deferredMetadataReader(): MetadataReader & { close(): Promise<vo
   return {
     read: async (file) => (await reader.get()).read(file),
     close: () => reader.close(),
+  };
+}
+
+/** The KEPUB converter (its module and worker pool), loaded at the first conversion. */
+export function deferredKepubConverter(): KepubConverter & { close(): Promise<void> } {
+  const converter = new Deferred(async () => {
+    const { SafeKepubConverter } = await import('../adapters/metadata/safe-kepub-converter.js');
+    return new SafeKepubConverter();
+  });
+  return {
+    version: KEPUB_CONVERTER_VERSION,
+    convert: async (source) => (await converter.get()).convert(source),
+    close: () => converter.close(),
+  };
+}
+
+/** The cover resizer (sharp and libvips), loaded at the first cover resized. */
+export function deferredCoverResizer(): CoverResizer {
+  let resizer: Promise<CoverResizer> | null = null;
+  return {
+    resize: async (image, size) => {
+      resizer ??= import('../adapters/images/sharp-cover-resizer.js').then(({ SharpCoverResizer }) => new SharpCoverResizer());
+      return (await resizer).resize(image, size);
+    },
   };
 }
 

@@ -11,8 +11,9 @@ import { corruptBookFile, metadataTimeout } from '../../domain/error-catalogue.j
 import { DEFAULT_LIMITS, type MetadataLimits } from './limits.js';
 import type { KepubTask, KepubTaskResult } from './kepub-worker.js';
 
-/** Bump when the output changes: KEPUBs made by an older version are made again. */
-export const KEPUB_CONVERTER_VERSION = 1;
+import { KEPUB_CONVERTER_VERSION } from './kepub-version.js';
+
+export { KEPUB_CONVERTER_VERSION };
 
 export interface SafeKepubConverterOptions {
   /** Wall-clock budget per book once a worker has it (default 60 s). */

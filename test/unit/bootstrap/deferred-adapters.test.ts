@@ -1,7 +1,12 @@
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
-import { deferredMetadataReader, deferredPasswordHasher, loadedOnFirstRequest } from '../../../src/bootstrap/deferred-adapters.js';
+import { KEPUB_CONVERTER_VERSION } from '../../../src/adapters/metadata/safe-kepub-converter.js';
+import {
+  deferredCoverResizer, deferredKepubConverter, deferredMetadataReader, deferredPasswordHasher, loadedOnFirstRequest,
+} from '../../../src/bootstrap/deferred-adapters.js';
+import { UnprocessableError } from '../../../src/domain/errors.js';
+import { tinyPng } from '../../support/fixtures/images.js';
 
 describe('adapters built at their first use', () => {
   it('the password hasher starts at the first password, hashes and verifies (a missing hash never matches), and closes', async () => {
@@ -31,6 +36,24 @@ describe('adapters built at their first use', () => {
       await reader.close();
     }
     await expect(reader.read({ handle: '/nonexistent/stacks-test-file', size: 10, sha256: '' })).rejects.toThrow('closed');
+  });
+
+  it('the KEPUB converter says its version before loading, refuses a file it cannot read, and closes', async () => {
+    const converter = deferredKepubConverter();
+    expect(converter.version).toBe(KEPUB_CONVERTER_VERSION);
+    try {
+      await expect(converter.convert({ handle: '/nonexistent/stacks-test.epub', size: 10, sha256: '' })).rejects.toThrow();
+    } finally {
+      await converter.close();
+    }
+    await expect(converter.convert({ handle: '/nonexistent/stacks-test.epub', size: 10, sha256: '' })).rejects.toThrow('closed');
+  });
+
+  it('the cover resizer loads at its first cover: a JPEG of an image, a refusal of bytes that are none', async () => {
+    const resizer = deferredCoverResizer();
+    const jpeg = await resizer.resize(tinyPng(4, 4), { maxWidth: 2, maxHeight: 2, quality: 80, greyscale: false });
+    expect([...jpeg.subarray(0, 2)]).toEqual([0xff, 0xd8]);
+    await expect(resizer.resize(new Uint8Array([1, 2, 3]), { maxWidth: 2, maxHeight: 2, quality: 80, greyscale: false })).rejects.toBeInstanceOf(UnprocessableError);
   });
 
   it('a router loaded on first request is built once for concurrent requests, and a failure to build is an error response', async () => {
