@@ -20,11 +20,15 @@ async function main(): Promise<void> {
     });
     return;
   }
+  // A worker asked to stop while still starting has nothing in flight: it leaves at once, cleanly.
+  const stopWhileStarting = () => process.exit(0);
+  if (role.kind === 'worker') process.once('SIGTERM', stopWhileStarting);
   // Of several workers, only the first runs housekeeping (and a restarted first worker again).
   const running = await startStacks(config, logger, { housekeeping: role.kind === 'single' || role.slot === 0 }).catch((error: unknown) => {
     logger.fatal({ err: error }, 'start-up failed');
     process.exit(1);
   });
+  process.off('SIGTERM', stopWhileStarting);
   if (role.kind === 'worker') reportListening(running.port);
   else logger.info({ port: running.port, host: config.host, store: config.store.kind }, 'Stacks is listening');
   stopOnSignals(running.server, SHUTDOWN_GRACE_MS, running.close, logger);
