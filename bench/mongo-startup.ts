@@ -76,7 +76,8 @@ async function startup(base: (db: string) => string, files: number, recorded: bo
   let peak = heapAtReady;
   const sampler = setInterval(() => (peak = Math.max(peak, liveHeap())), 100);
   const t0 = performance.now();
-  const outcome = await running.housekeeping;
+  const ran = await running.housekeeping;
+  const outcome = ran === 'failed' || ran.failed.length > 0 ? `failed ${ran === 'failed' ? '' : ran.failed.join(', ')}`.trim() : 'done';
   const housekeepingMs = performance.now() - t0;
   clearInterval(sampler);
   await running.close();

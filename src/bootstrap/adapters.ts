@@ -14,7 +14,7 @@ import { JwtTokenService } from '../adapters/identity/jwt-token-service.js';
 import { OpenIdClientProvider } from '../adapters/identity/openid-client-provider.js';
 import { RandomIdGenerator } from '../adapters/identity/random-id-generator.js';
 import { SystemClock } from '../adapters/identity/system-clock.js';
-import { InProcessLease } from '../adapters/memory/in-process-lease.js';
+import { InProcessLeases } from '../adapters/memory/in-process-lease.js';
 import { createMemoryStore } from '../adapters/memory/memory-store.js';
 import { SafeMetadataReader } from '../adapters/metadata/safe-metadata-reader.js';
 import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
@@ -66,7 +66,7 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('BlobStore', 'blobs' in store ? store.blobs : new FsBlobStore(storageRoot)); // GridFS for MongoDB
   register('MetadataReader', reader);
   register('SecretGenerator', new CryptoSecretGenerator());
-  register('HousekeepingLease', 'housekeepingLease' in store ? store.housekeepingLease : new InProcessLease()); // one instance at a time on MongoDB
+  register('HousekeepingLeases', 'housekeepingLeases' in store ? store.housekeepingLeases : new InProcessLeases()); // one instance at a time on MongoDB
   register('StoreHousekeeping', 'housekeeping' in store ? store.housekeeping : []);
   if (config.oidc) {
     register('OidcProvider', new OpenIdClientProvider(config.oidc));

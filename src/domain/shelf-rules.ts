@@ -63,6 +63,10 @@ export function repeatedIdIndexes(ids: readonly string[]): number[] {
   return repeats;
 }
 
+/** A shelf already holding SHELF_BOOKS_MAX books takes no other (checked by each store as it adds the book). */
+export const shelfFull = (): ValidationError =>
+  invalidInput('Too many books for one shelf.', [{ field: 'book_id', message: `the shelf already holds ${SHELF_BOOKS_MAX} books, the most one shelf holds` }]);
+
 /** Throws ValidationError when the list is too long or names a book twice. */
 export function assertShelfBookList(ids: readonly string[]): void {
   if (ids.length > SHELF_BOOKS_MAX) {

@@ -1,9 +1,9 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import express from 'express';
 import { kosyncRegistrationClosed, payloadTooLarge } from '../../domain/error-catalogue.js';
-import { DomainError, RateLimitedError, ValidationError } from '../../domain/errors.js';
+import { DomainError, ValidationError } from '../../domain/errors.js';
 import { unixSeconds, type SyncState } from '../../domain/kosync.js';
-import { statusOf } from './error-handler.js';
+import { setRetryAfter, statusOf } from './error-handler.js';
 import { malformedJson, unsupportedMediaType } from './http-errors.js';
 
 /** The media type KOReader's kosync client asks for (its `Accept`); its JSON middleware decodes any body. */
@@ -44,7 +44,7 @@ export const kosyncErrors: ErrorRequestHandler = (error: unknown, _req, res, nex
   let status = statusOf(error);
   if (error.code === REGISTRATION_CLOSED) status = 402;
   else if (status === 403) status = 401;
-  if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+  setRetryAfter(res, error);
   const errors = error instanceof ValidationError && error.errors.length > 0 ? { errors: error.errors } : {};
   sendKosync(res, status, { code: error.code, message: error.message, ...errors });
 };

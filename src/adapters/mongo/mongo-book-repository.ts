@@ -8,8 +8,9 @@ import type { BookDocument } from './mongo-book-documents.js';
 import { metadataFields, olderGrams, toBook, toBookDocument } from './mongo-book-documents.js';
 import { progressCollection, type ProgressDocument } from './mongo-progress-repository.js';
 import { readerProgress, readOrderedPage, statusFilter } from './mongo-reading-search.js';
-import { isUnfiltered, reversed, searchPlan, type GramCoverage } from './mongo-book-search.js';
-import { inTransaction, isDuplicateKeyOn, QUERY_MAX_TIME_MS, rethrowTimeLimit } from './mongo-transactions.js';
+import { candidateGrams, isUnfiltered, reversed, searchPlan, type GramCoverage } from './mongo-book-search.js';
+import { GramFrequencies } from './mongo-gram-frequencies.js';
+import { inTransaction, isDuplicateKeyOn, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 const limited = { maxTimeMS: QUERY_MAX_TIME_MS };
 
@@ -22,11 +23,13 @@ export class MongoBookRepository implements BookRepository {
   private readonly members: Collection<{ _id: string; shelfId: string; bookId: string }>;
   private readonly progress: Collection<ProgressDocument>;
   private coverage: GramCoverage = 'none';
+  private readonly frequencies: GramFrequencies;
 
   constructor(private readonly db: Db) {
     this.books = db.collection<BookDocument>('books');
     this.members = db.collection('shelf_books');
     this.progress = progressCollection(db);
+    this.frequencies = new GramFrequencies(this.books);
   }
 
   async create(book: Book): Promise<void> {
@@ -93,13 +96,12 @@ export class MongoBookRepository implements BookRepository {
    * page is read from whichever end of the order is nearer, so no query skips more than half the matches.
    */
   async search(query: BookQuery): Promise<Slice<Book>> {
-    return this.searchPage(query).catch(rethrowTimeLimit);
-  }
-
-  private async searchPage(query: BookQuery): Promise<Slice<Book>> {
     const reading = query.status !== undefined || query.sort.field === 'read';
     const rows = reading ? await readerProgress(this.progress, query.reader) : [];
-    const plan = searchPlan(query, query.q === undefined ? 'all' : await this.gramCoverage());
+    const coverage = query.q === undefined ? 'all' : await this.gramCoverage();
+    const grams = candidateGrams(query, coverage);
+    const rarest = grams ? await this.frequencies.rarest(grams) : null;
+    const plan = searchPlan(query, coverage, (all) => rarest ?? (all[0] as string));
     const filter = { ...plan.filter, ...statusFilter(query, rows) };
     if (query.sort.field === 'read') return readOrderedPage(this.books, query, filter, rows);
     const { sort } = plan;

@@ -1,14 +1,13 @@
 import type { IndexDescription } from 'mongodb';
 
 /**
- * Indexes of the collections Stacks' own machinery keeps (GridFS, leases, rate counters, the schema
- * record), apart from the repositories' indexes in MONGO_INDEXES.
+ * Indexes of the collections Stacks' own machinery keeps (GridFS, rate counters), apart from the
+ * repositories' indexes in MONGO_INDEXES. Leases and the schema record are only read by `_id`.
  */
 export const HOUSEKEEPING_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   // GridFS: `keys()` walks filename order; `latest` sorts by uploadDate within one name; the driver's own pair.
   'fs.files': [{ key: { filename: 1, uploadDate: 1 }, name: 'filename_1_uploadDate_1' }],
   'fs.chunks': [{ key: { files_id: 1, n: 1 }, name: 'files_id_1_n_1', unique: true }],
-  leases: [{ key: { expiresAt: 1 }, name: 'leases_expiry' }],
   rate_counters: [{ key: { expiresAt: 1 }, name: 'rate_counters_ttl', expireAfterSeconds: 0 }],
 };
 

@@ -16,8 +16,9 @@ export interface QueryShape {
 }
 
 const SEARCH_FILTERS: readonly Partial<BookQuery>[] = [
-  {}, { format: 'epub' }, { author: 'a' }, { tag: 't' }, { q: 'abc' }, { q: 'ab' }, { q: 'a' }, { q: 'ab', format: 'pdf' },
-  { q: 'abc', author: 'a', tag: 't', format: 'epub' }, { q: 'a', author: 'a' }, { author: 'a', tag: 't' }, { tag: 't', format: 'epub' },
+  {}, { format: 'epub' }, { author: 'a' }, { tag: 't' }, { q: 'abcd' }, { q: 'abc' }, { q: 'ab' }, { q: 'a' }, { q: 'ab', format: 'pdf' },
+  { q: 'abcd', author: 'a', tag: 't', format: 'epub' }, { q: 'a', author: 'a' }, { q: 'abcd', tag: 't' }, { author: 'a', tag: 't' },
+  { tag: 't', format: 'epub' },
 ];
 
 const COVERAGES: readonly GramCoverage[] = ['all', 'three', 'none'];
@@ -90,8 +91,9 @@ export const QUERY_SHAPES: readonly QueryShape[] = [
   { collection: 'shelves', filter: ['isPublic'], index: 'shelves_public_name_id' },
   { collection: 'shelf_books', filter: ['_id'], index: '_id_' },
   { collection: 'shelf_books', filter: ['shelfId'], index: 'shelf_books_slot' },
-  { collection: 'shelf_books', filter: ['shelfId'], sort: { position: 1, bookId: 1 }, index: 'shelf_books_order' },
-  { collection: 'shelf_books', filter: ['shelfId'], sort: { position: -1, bookId: -1 }, index: 'shelf_books_order' },
+  { collection: 'shelf_books', filter: ['shelfId'], sort: { position: 1 }, index: 'shelf_books_slot' },
+  { collection: 'shelf_books', filter: ['shelfId'], sort: { position: -1 }, index: 'shelf_books_slot' },
+  { collection: 'shelf_books', filter: ['shelfId'], sort: { shelfId: 1, position: 1 }, index: 'shelf_books_slot' },
   { collection: 'shelf_books', filter: ['bookId'], index: 'shelf_books_book' },
   { collection: 'shelf_books', filter: [], index: 'none', scan: 'finds shelves with clashing positions once, at the first start after the upgrade' },
 ];

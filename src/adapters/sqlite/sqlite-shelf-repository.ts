@@ -3,7 +3,7 @@ import { bookNotFound, shelfNameTaken, shelfNotFound } from '../../domain/error-
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
-import { shelfNameKey } from '../../domain/shelf-rules.js';
+import { SHELF_BOOKS_MAX, shelfFull, shelfNameKey } from '../../domain/shelf-rules.js';
 import type { ShelfDetailsPatch, ShelfRepository, Slice } from '../../application/ports.js';
 import { fromMillis, isForeignKeyViolation, isUniqueViolation, toMillis } from './sqlite-database.js';
 
@@ -55,6 +55,7 @@ export class SqliteShelfRepository implements ShelfRepository {
     this.addTx = db.transaction((shelfId: string, bookId: string, at: Date) => {
       if (s.shelfExists.get(shelfId) === undefined) throw shelfNotFound(shelfId);
       if (s.isMember.get(shelfId, bookId) !== undefined) return false;
+      if ((s.bookCount.get(shelfId) as number) >= SHELF_BOOKS_MAX) throw shelfFull();
       existingBook(bookId, () => s.appendMember.run(shelfId, bookId, shelfId));
       touch(shelfId, at);
       return true;

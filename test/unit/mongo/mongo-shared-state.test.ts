@@ -60,24 +60,25 @@ describe(`state every instance shares (${MONGO_SERVER_NAMES[mongoServerKind()]})
     expect(await first.acquire(instant(113))).toBe(true);
   });
 
-  it('runs housekeeping on one instance at a time: skipped while another holds the lease, released at the end', async () => {
+  it('runs each housekeeping step on one instance at a time: skipped while another holds its lease, other steps free, released at the end', async () => {
     const quiet = pino({ level: 'silent' });
     const clock = { now: () => new Date() };
     const ran: string[] = [];
     let finish = (): void => undefined;
-    const slow = { name: 'slow', run: () => new Promise<object>((resolve) => { ran.push('a'); finish = () => resolve({}); }) };
-    const quick = { name: 'quick', run: async () => (ran.push('b'), {}) };
-    const running = new RunHousekeeping(a.housekeepingLease, clock, quiet, [slow]).execute();
-    await expect.poll(() => ran).toEqual(['a']);
-    expect(await new RunHousekeeping(b.housekeepingLease, clock, quiet, [quick]).execute()).toBe('held-elsewhere');
+    const slow = { name: 'sweep', run: () => new Promise<object>((resolve) => { ran.push('a:sweep'); finish = () => resolve({}); }) };
+    const onB = (name: string) => ({ name, run: async () => (ran.push(`b:${name}`), {}) });
+    const running = new RunHousekeeping(a.housekeepingLeases, clock, quiet, [slow]).execute();
+    await expect.poll(() => ran).toEqual(['a:sweep']);
+    expect(await new RunHousekeeping(b.housekeepingLeases, clock, quiet, [onB('sweep'), onB('purge')]).execute())
+      .toEqual({ ran: ['purge'], heldElsewhere: ['sweep'], failed: [] });
     finish();
-    expect(await running).toBe('done');
-    expect(await new RunHousekeeping(b.housekeepingLease, clock, quiet, [quick]).execute()).toBe('done');
-    expect(ran).toEqual(['a', 'b']);
-    expect(await a.database.db.collection('leases').countDocuments({ _id: 'housekeeping' as never })).toBe(0);
+    expect(await running).toEqual({ ran: ['sweep'], heldElsewhere: [], failed: [] });
+    expect(await new RunHousekeeping(b.housekeepingLeases, clock, quiet, [onB('sweep')]).execute()).toEqual({ ran: ['sweep'], heldElsewhere: [], failed: [] });
+    expect(ran).toEqual(['a:sweep', 'b:purge', 'b:sweep']);
+    expect(await a.database.db.collection('leases').countDocuments({ _id: { $in: ['housekeeping:sweep', 'housekeeping:purge'] as never[] } })).toBe(0);
   });
 
-  it('creates the GridFS, TTL and lease indexes and a schema-version record at start', async () => {
+  it('creates every index and a schema-version record at the first start on a new database', async () => {
     const names = async (collection: string) => (await a.database.db.collection(collection).listIndexes().toArray()).map((i) => i.name as string);
     expect(await names('fs.files')).toContain('filename_1_uploadDate_1');
     expect(await names('fs.chunks')).toContain('files_id_1_n_1');

@@ -51,19 +51,20 @@ afterAll(async () => {
 
 describe(`Mongo start-up with ${LEGACY_BOOKS} books waiting for their search grams (${MONGO_SERVER_NAMES[mongoServerKind()]})`, () => {
   it('answers /readyz before the backfill has run and finds the waiting books by q meanwhile; the backfill completes afterwards, under the lease', async () => {
-    // Another instance holds the housekeeping lease: this one listens and serves, and leaves the backfill to it.
-    await db.collection('leases').insertOne({ _id: 'housekeeping' as never, holder: 'another-instance', expiresAt: new Date(Date.now() + 3_600_000) });
+    // Another instance holds the backfill's lease: this one listens and serves, and leaves the backfill to it.
+    const backfillLease = 'housekeeping:search grams backfilled';
+    await db.collection('leases').insertOne({ _id: backfillLease as never, holder: 'another-instance', expiresAt: new Date(Date.now() + 3_600_000) });
     const first = await start();
     expect((await fetch(`http://127.0.0.1:${first.port}/readyz`)).status).toBe(200);
-    expect(await first.housekeeping).toBe('held-elsewhere');
+    expect(await first.housekeeping).toMatchObject({ heldElsewhere: ['search grams backfilled'], failed: [] });
     expect(await waitingForGrams()).toBe(LEGACY_BOOKS);
     const books = new MongoBookRepository(db);
     expect(await searchNeedle(books)).toEqual([['old-3'], ['old-3']]);
 
-    await db.collection('leases').deleteOne({ _id: 'housekeeping' as never });
+    await db.collection('leases').deleteOne({ _id: backfillLease as never });
     const second = await start();
     expect((await fetch(`http://127.0.0.1:${second.port}/readyz`)).status).toBe(200);
-    expect(await second.housekeeping).toBe('done');
+    expect(await second.housekeeping).toMatchObject({ heldElsewhere: [], failed: [] });
     expect(await waitingForGrams()).toBe(0);
     expect(await searchNeedle(books)).toEqual([['old-3'], ['old-3']]);
     expect(await searchNeedle(new MongoBookRepository(db))).toEqual([['old-3'], ['old-3']]);
