@@ -5,6 +5,7 @@ import { apiKeyExists } from '../../domain/error-catalogue.js';
 import { offsetOf, type PageRequest } from '../../domain/page.js';
 import type { Permission } from '../../domain/permissions.js';
 import { isDuplicateKey } from './mongo-database.js';
+import { rerunOnce } from './mongo-errors.js';
 
 interface ApiKeyDocument {
   _id: string;
@@ -67,7 +68,8 @@ export class MongoApiKeyRepository implements ApiKeyRepository {
     return result.modifiedCount > 0;
   }
 
+  /** By index api_keys_owner; run again once after a failover (idempotent, not a retryable write: a rerun counts what the first attempt left). */
   async deleteForUser(ownerId: string): Promise<number> {
-    return (await this.keys.deleteMany({ ownerId: String(ownerId) })).deletedCount;
+    return (await rerunOnce(() => this.keys.deleteMany({ ownerId: String(ownerId) }))).deletedCount;
   }
 }

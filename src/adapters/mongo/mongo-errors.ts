@@ -118,3 +118,18 @@ export function mappingStoreErrors<T extends object>(adapter: T): T {
     },
   });
 }
+
+/**
+ * Runs a write the driver does not retry (a multi-document delete: retryable writes cover single-document
+ * writes only) once more after a store outage, as the driver retries a retryable write once: the second
+ * attempt first waits, in server selection, for a writable primary. Only for idempotent writes (a delete
+ * by filter removes what the first attempt left); a second failure is thrown as it is.
+ */
+export async function rerunOnce<T>(write: () => Promise<T>): Promise<T> {
+  try {
+    return await write();
+  } catch (error) {
+    if (!isStoreOutage(error)) throw error;
+    return write();
+  }
+}

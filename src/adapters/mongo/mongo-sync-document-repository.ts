@@ -2,6 +2,7 @@ import type { Collection, Db } from 'mongodb';
 import type { SyncDocumentRepository } from '../../application/ports.js';
 import type { SyncDocument } from '../../domain/kosync.js';
 import { isDuplicateId } from './mongo-database.js';
+import { rerunOnce } from './mongo-errors.js';
 
 /** A `sync_documents` document: one per (user, document), its `_id` derived from both. */
 interface SyncDocumentDocument extends SyncDocument {
@@ -33,9 +34,9 @@ export class MongoSyncDocumentRepository implements SyncDocumentRepository {
     await write().catch((error: unknown) => (isDuplicateId(error, document._id) ? write() : Promise.reject(error)));
   }
 
-  /** By index sync_documents_user_document (its userId prefix). */
+  /** By index sync_documents_user_document (its userId prefix); run again once after a failover (idempotent, not a retryable write). */
   async deleteForUser(userId: string): Promise<void> {
-    await this.records.deleteMany({ userId: String(userId) });
+    await rerunOnce(() => this.records.deleteMany({ userId: String(userId) }));
   }
 }
 
