@@ -6,7 +6,6 @@ import type { DependencyContainer } from 'tsyringe';
 import { FsBlobStore } from '../adapters/files/fs-blob-store.js';
 import { FsUploadStaging } from '../adapters/files/fs-upload-staging.js';
 import { OidcStateCookie } from '../adapters/http/oidc-state-cookie.js';
-import type { RateCounter } from '../adapters/http/rate-limit.js';
 import { BcryptPasswordHasher } from '../adapters/identity/bcrypt-password-hasher.js';
 import { CryptoSecretGenerator } from '../adapters/identity/crypto-secret-generator.js';
 import { jwtSecretFrom } from '../adapters/identity/jwt-secret.js';
@@ -18,7 +17,7 @@ import { InProcessLeases } from '../adapters/memory/in-process-lease.js';
 import { createMemoryStore } from '../adapters/memory/memory-store.js';
 import { SafeMetadataReader } from '../adapters/metadata/safe-metadata-reader.js';
 import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
-import type { Clock } from '../application/ports.js';
+import type { Clock, RateCounter } from '../application/ports.js';
 import type { Config } from './config.js';
 import { PORTS, type Ports } from './tokens.js';
 

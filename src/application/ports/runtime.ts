@@ -42,3 +42,15 @@ export interface ActivityLog {
   /** Something that went wrong without stopping the work. */
   warn(details: object, message: string): void;
 }
+
+/**
+ * Fixed-window hit counters kept in a store several processes share (MongoDB for every instance; any
+ * store several workers write), so N processes do not allow N times a request budget.
+ */
+export interface RateCounter {
+  /**
+   * Adds `hits` to key's count in the fixed window of windowMs holding now, in one atomic step across
+   * every process sharing the counter; the count after the addition and when the window ends.
+   */
+  add(key: string, hits: number, windowMs: number, now: Date): Promise<{ count: number; resetAt: Date }>;
+}
