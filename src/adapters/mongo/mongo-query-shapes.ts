@@ -51,23 +51,21 @@ function searchShapes(): QueryShape[] {
 }
 
 /**
- * The reading-state shapes (mongo-reading-search.ts): the search filters narrowed by the caller's book
- * ids (`_id` $in/$nin from the progress records), in each search order, by id (the `read` order's
- * rest), or counted; the ids are selective, so the server sorts the few matches itself.
+ * The reading-state shapes (mongo-reading-search.ts): the search filters narrowed to one batch of the
+ * reader's records (`_id` $in, at most READING_BATCH ids), read in the search's order or counted; the
+ * page's books by id; and the `read` order's rest, walked by id (the planner may prefer a selective
+ * filter's index and sort the few matches itself).
  */
 function readingShapes(): QueryShape[] {
-  const shapes: QueryShape[] = [];
+  const shapes: QueryShape[] = [{ collection: 'books', filter: ['_id'], index: '_id_' }];
   for (const [extra, grams] of searchFilters()) {
-    const sorts = new Set<string>();
     for (const field of BOOK_SORTS) {
       for (const descending of [false, true]) {
         const plan = searchPlan({ page: 1, pageSize: 20, sort: { field, descending }, ...extra }, grams);
-        for (const sort of [plan.sort, reversed(plan.sort), { _id: 1 }, { _id: -1 }, undefined]) sorts.add(JSON.stringify(sort ?? null));
-        const filter = [...Object.keys(plan.filter), '_id'];
-        for (const sort of sorts) {
-          const parsed = JSON.parse(sort) as Record<string, 1 | -1> | null;
-          shapes.push({ collection: 'books', filter, index: '_id_', inMemorySort: true, ...(parsed ? { sort: parsed } : {}) });
-        }
+        const keys = Object.keys(plan.filter);
+        shapes.push({ collection: 'books', filter: [...keys, '_id'], index: '_id_', inMemorySort: true, sort: plan.sort },
+          { collection: 'books', filter: [...keys, '_id'], index: '_id_', inMemorySort: true });
+        for (const d of [1, -1] as const) shapes.push({ collection: 'books', filter: keys, sort: { _id: d }, index: '_id_' });
       }
     }
   }

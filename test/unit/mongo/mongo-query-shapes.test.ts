@@ -7,6 +7,7 @@ import { toBookDocument } from '../../../src/adapters/mongo/mongo-book-documents
 import { QUERY_SHAPES, type QueryShape } from '../../../src/adapters/mongo/mongo-query-shapes.js';
 import { MongoBookRepository } from '../../../src/adapters/mongo/mongo-book-repository.js';
 import { MongoShelfRepository } from '../../../src/adapters/mongo/mongo-shelf-repository.js';
+import { MongoProgressRepository } from '../../../src/adapters/mongo/mongo-progress-repository.js';
 import { BOOK_SORTS, type BookQuery } from '../../../src/domain/book.js';
 import { mongoTestServer } from '../../support/mongo-server.js';
 import { aBook, aShelf } from '../../support/builders.js';
@@ -124,6 +125,12 @@ describe('Mongo query shapes', () => {
       repositoriesRunning = true;
       await searchEverything([{}, { format: 'epub' }, { q: 'book' }, { q: 'ook' }, { q: 'oo' }, { q: 'o' }, { q: 'o', author: 'ann' }, { author: 'ann' },
         { tag: 'sf' }, { q: 'book', tag: 'sf' }, { author: 'ann', tag: 'sf' }]);
+      const progress = new MongoProgressRepository(db);
+      for (const [bookId, status] of [['b1', 'reading'], ['b2', 'finished'], ['b4', 'unread']] as const) {
+        await progress.put({ userId: 'u1', bookId, status, percentage: 0.5, locator: null, device: null, deviceId: null, updatedAt: at });
+      }
+      await searchEverything([{ reader: 'u1' }, { reader: 'u1', status: 'reading' }, { reader: 'u1', status: 'unread' }, { reader: 'u1', status: 'unread', tag: 'sf' },
+        { reader: 'u1', status: 'finished', q: 'book' }]);
       await shelves.create(aShelf({ id: 's1', bookIds: ['b1', 'b2'], owner: { id: 'u1', username: 'u1' } }));
       await shelves.addBook('s1', 'b3', at);
       await shelves.replaceBooks('s1', ['b3', 'b1'], at);
