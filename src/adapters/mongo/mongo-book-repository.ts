@@ -34,7 +34,8 @@ export class MongoBookRepository implements BookRepository {
   }
 
   async create(book: Book): Promise<void> {
-    await this.books.insertOne(toBookDocument(book)).catch((e: unknown) => this.rethrow(e, book));
+    // Marked until its KOReader digests are stored (the digest backfill's list: MongoBookDigestRepository).
+    await this.books.insertOne({ ...toBookDocument(book), digestsPending: true }).catch((e: unknown) => this.rethrow(e, book));
   }
 
   /**

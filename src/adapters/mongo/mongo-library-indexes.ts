@@ -32,7 +32,7 @@ export const LIBRARY_INDEXES: Readonly<Record<'books' | 'shelves' | 'shelf_books
     { key: { searchTokens: 1 }, name: 'books_search_tokens' },
     { key: { searchGramsVersion: 1 }, name: 'books_search_grams_version' },
     // Books whose KOReader digests are still to be computed (set at upload, cleared with the digests): the backfill's list.
-    { key: { digestsPending: 1 }, name: 'books_digests_pending', partialFilterExpression: { digestsPending: true } },
+    { key: { digestsPending: 1, _id: 1 }, name: 'books_digests_pending', partialFilterExpression: { digestsPending: true } },
   ],
   shelves: [
     { key: { ownerId: 1, nameKey: 1 }, name: 'shelves_owner_name', unique: true },

@@ -80,6 +80,12 @@ export const QUERY_SHAPES: readonly QueryShape[] = [
   { collection: 'books', filter: ['sha256'], index: 'books_sha256' },
   { collection: 'books', filter: ['searchTokens'], index: 'books_search_tokens' },
   { collection: 'books', filter: ['searchGramsVersion'], index: 'books_search_grams_version' },
+  // The KOReader digest backfill: the marked books, or (once, until recorded) every book by id.
+  { collection: 'books', filter: ['digestsPending', '_id'], sort: { _id: 1 }, index: 'books_digests_pending' },
+  { collection: 'books', filter: ['digestsPending'], sort: { _id: 1 }, index: 'books_digests_pending' },
+  { collection: 'books', filter: ['_id', 'digestsPending'], index: '_id_' },
+  { collection: 'books', filter: ['_id'], sort: { _id: 1 }, index: '_id_' },
+  { collection: 'books', filter: [], sort: { _id: 1 }, index: '_id_' },
   ...searchShapes(),
   ...readingShapes(),
   { collection: 'shelves', filter: ['_id'], index: '_id_' },

@@ -28,10 +28,9 @@ export function indexProblem(shape: QueryShape): string | null {
   const used = shape.filter.filter((f) => fields.includes(f));
   if (!fields.slice(0, used.length).every((f) => used.includes(f))) return `filter ${used.join(',')} is not a prefix of ${fields.join(',')}`;
   if (shape.inMemorySort) return used.length > 0 ? null : 'sorts in memory without a selective filter';
-  // A sort may first name filtered fields in index order (an `$in` over several shelves walks each one's range in turn).
-  const entries = Object.entries(shape.sort ?? {});
-  const leading = entries.findIndex(([f], i) => f !== fields[i] || !used.includes(f));
-  const sort = entries.slice(leading === -1 ? entries.length : leading);
+  // A sort may name filtered fields of the index (an `$in` over several shelves walks each one's range in
+  // turn; a range on `_id` after an equality is read in `_id` order): the rest of the sort must follow them.
+  const sort = Object.entries(shape.sort ?? {}).filter(([f]) => !used.includes(f));
   if (used.length === 0 && sort.length === 0) return 'neither filter nor sort uses the index';
   const following = fields.slice(used.length, used.length + sort.length);
   if (following.join() !== sort.map(([f]) => f).join()) return `sort ${sort.map(([f]) => f).join(',')} does not follow the filter in ${fields.join(',')}`;
