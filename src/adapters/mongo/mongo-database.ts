@@ -6,7 +6,7 @@ import { BOOK_DIGEST_INDEXES } from './mongo-book-digest-repository.js';
 import { PROGRESS_INDEXES } from './mongo-progress-indexes.js';
 import { SYNC_DOCUMENT_INDEXES } from './mongo-sync-document-indexes.js';
 import { HOUSEKEEPING_INDEXES } from './mongo-housekeeping-indexes.js';
-import { duplicateKeyReport } from './mongo-transactions.js';
+import { duplicateKeyReport, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 /** The collections of one Stacks database and their indexes (created at start, idempotently). */
 export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
@@ -163,11 +163,14 @@ export function conflictOrSame(error: unknown, byIndex: Readonly<Record<string, 
 }
 
 /**
- * Read options for the read that follows a duplicate key: the winner's write is on the primary but may
- * not be majority-committed yet, so a majority read (a snapshot at the majority commit point) can miss it;
- * a local read on the primary sees every write the primary applied, the winner included.
+ * Read options for a read that must see every write the current primary applied: the read that follows
+ * a duplicate key (the winner's write is on the primary but may not be majority-committed yet, and a
+ * majority read, a snapshot at the majority commit point, can miss it), and the token checks
+ * (revocation, token version): a logout acknowledged by a majority is on any primary elected after it,
+ * but right after an election the new primary's majority snapshot can still predate it. A local read on
+ * the primary sees it; what it may also see, a write later rolled back, only ever refuses a token.
  */
-export const READ_AFTER_DUPLICATE_KEY = { readPreference: 'primary', readConcern: { level: 'local' } } as const;
+export const READ_LATEST_ON_PRIMARY = { readPreference: 'primary', readConcern: { level: 'local' }, maxTimeMS: QUERY_MAX_TIME_MS } as const;
 
 /** Escapes every regular-expression metacharacter so user text matches literally; a NUL (which the server refuses in a pattern) as `\x00`. */
 export function escapeRegex(text: string): string {

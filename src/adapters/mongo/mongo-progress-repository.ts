@@ -3,6 +3,7 @@ import type { ProgressRepository } from '../../application/ports.js';
 import type { ReadingStatus, StoredProgress } from '../../domain/reading-progress.js';
 import { isDuplicateId } from './mongo-database.js';
 import { rerunOnce } from './mongo-errors.js';
+import { QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 /** A `progress` document: one per (user, book), its `_id` derived from both. */
 export interface ProgressDocument {
@@ -33,7 +34,7 @@ export class MongoProgressRepository implements ProgressRepository {
   }
 
   async get(userId: string, bookId: string): Promise<StoredProgress | null> {
-    const document = await this.progress.findOne({ _id: progressId(userId, bookId) });
+    const document = await this.progress.findOne({ _id: progressId(userId, bookId) }, { maxTimeMS: QUERY_MAX_TIME_MS });
     return document ? toProgress(document) : null;
   }
 

@@ -3,6 +3,7 @@ import type { SyncDocumentRepository } from '../../application/ports.js';
 import type { SyncDocument } from '../../domain/kosync.js';
 import { isDuplicateId } from './mongo-database.js';
 import { rerunOnce } from './mongo-errors.js';
+import { QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 /** A `sync_documents` document: one per (user, document), its `_id` derived from both. */
 interface SyncDocumentDocument extends SyncDocument {
@@ -23,7 +24,7 @@ export class MongoSyncDocumentRepository implements SyncDocumentRepository {
   }
 
   async get(userId: string, document: string): Promise<SyncDocument | null> {
-    const found = await this.records.findOne({ _id: recordId(userId, document) });
+    const found = await this.records.findOne({ _id: recordId(userId, document) }, { maxTimeMS: QUERY_MAX_TIME_MS });
     return found ? toRecord(found) : null;
   }
 
