@@ -36,7 +36,8 @@ export class MongoShelfRepository implements ShelfRepository {
   private readonly members: Collection<MemberDocument>;
   private readonly books: Collection<ClaimableBook>;
 
-  constructor(private readonly db: Db) {
+  /** `maxBooks`: the most books one shelf holds (SHELF_BOOKS_MAX; smaller in tests). */
+  constructor(private readonly db: Db, private readonly maxBooks = SHELF_BOOKS_MAX) {
     this.shelves = db.collection<ShelfDocument>('shelves');
     this.members = db.collection<MemberDocument>('shelf_books');
     this.books = db.collection<ClaimableBook>('books');
@@ -86,7 +87,7 @@ export class MongoShelfRepository implements ShelfRepository {
       await this.existing(shelfId, session);
       const there = await this.members.findOne({ _id: memberId(shelfId, bookId) }, { session, projection: { _id: 1 }, ...limited }); // index: _id_
       if (there) return false;
-      if (await this.members.countDocuments({ shelfId: String(shelfId) }, { session, ...limited }) >= SHELF_BOOKS_MAX) throw shelfFull(); // index: shelf_books_slot
+      if (await this.members.countDocuments({ shelfId: String(shelfId) }, { session, ...limited }) >= this.maxBooks) throw shelfFull(this.maxBooks); // index: shelf_books_slot
       await claimBooks(this.books, [String(bookId)], session);
       const taken = await this.shelves.findOneAndUpdate({ _id: String(shelfId) }, // index: _id_
         { $inc: { nextPosition: 1 }, $set: { updatedAt: new Date(updatedAt.getTime()) } }, { session, returnDocument: 'before' });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import type { HousekeepingLeases, HousekeepingStep } from '../../application/ports.js';
+import type { StoreLimits } from '../../domain/shelf-rules.js';
 import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoApiKeyRepository } from './mongo-api-key-repository.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
@@ -55,7 +56,7 @@ const HOUSEKEEPING_LEASE_MS = 60_000;
  * network, pool or time-limit failure as 503 `store_unavailable` (mappingStoreErrors). Work that
  * grows with the library or changes the index layout is left to housekeeping, after listening.
  */
-export async function createMongoStore(url: string, options: { serverSelectionTimeoutMS?: number } = {}): Promise<MongoStore> {
+export async function createMongoStore(url: string, options: { serverSelectionTimeoutMS?: number } & StoreLimits = {}): Promise<MongoStore> {
   const database = await MongoDatabase.connect(url, options);
   try {
     await openSchema(database.db);
@@ -73,7 +74,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     revocations: mappingStoreErrors(new MongoTokenRevocationRepository(db)),
     throttle: mappingStoreErrors(new MongoLoginThrottleRepository(db)),
     books: mappingStoreErrors(new MongoBookRepository(db)),
-    shelves: mappingStoreErrors(new MongoShelfRepository(db)),
+    shelves: mappingStoreErrors(new MongoShelfRepository(db, options.shelfBooksMax)),
     oneTimeCodes: mappingStoreErrors(new MongoOneTimeCodeRepository(db)),
     apiKeys: mappingStoreErrors(new MongoApiKeyRepository(db)),
     progress: mappingStoreErrors(new MongoProgressRepository(db)),
