@@ -8,11 +8,10 @@
  *   npm run bench:mongo-search                  BENCH_BOOKS=100000 BENCH_RUNS=20 BENCH_MONGO_RUNS=3 (stand-in defaults)
  *   BENCH_RECORD=0 npm run bench:mongo-search   prints, appends nothing to bench/RESULTS.md (a loaded machine)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { performance } from 'node:perf_hooks';
-import type { BookRepository, ProgressRepository } from '../src/application/ports.js';
+import type { ProgressRepository } from '../src/application/ports.js';
 import type { BookQuery } from '../src/domain/book.js';
 import type { StoredProgress } from '../src/domain/reading-progress.js';
 import type { BookDocument } from '../src/adapters/mongo/mongo-book-documents.js';
@@ -20,9 +19,9 @@ import { toBookDocument } from '../src/adapters/mongo/mongo-book-documents.js';
 import { createMongoStore } from '../src/adapters/mongo/mongo-store.js';
 import { createSqliteStore } from '../src/adapters/sqlite/sqlite-store.js';
 import { appendResults, markdownTable } from './lib/results.js';
+import { closeSearchBench, compareSearches } from './lib/search-bench.js';
 import { generatedBook } from './lib/seed-books.js';
-import { fmt, summarize } from './lib/stats.js';
-import { mongoServerKind, mongoTestServer, stopMongoTestServer } from '../test/support/mongo-server.js';
+import { mongoServerKind, mongoTestServer } from '../test/support/mongo-server.js';
 
 const BOOKS = Number(process.env.BENCH_BOOKS ?? 100_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 20);
@@ -55,16 +54,6 @@ function progressRecords(): StoredProgress[] {
   }));
 }
 
-async function measure(repo: BookRepository, query: BookQuery, runs: number) {
-  const { total } = await repo.search(query);
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await repo.search(query);
-    samples.push(performance.now() - start);
-  }
-  return { ...summarize(samples), total };
-}
 
 async function seed(progress: ProgressRepository, records: readonly StoredProgress[]): Promise<void> {
   for (const record of records) await progress.put(record);
@@ -90,14 +79,7 @@ async function main(): Promise<void> {
     const records = progressRecords();
     await seed(mongo.progress, records);
     await seed(sqlite.progress, records);
-    const rows: (string | number)[][] = [];
-    for (const [name, query] of OPERATIONS) {
-      const m = await measure(mongo.books, query, MONGO_RUNS);
-      const s = await measure(sqlite.books, query, RUNS);
-      if (m.total !== s.total) throw new Error(`${name}: totals differ (mongo ${m.total}, sqlite ${s.total})`);
-      rows.push([name, m.total, fmt(m.p50), fmt(m.p99), fmt(s.p50), fmt(s.p99)]);
-      console.info(name, `total ${m.total}`, `mongo p50 ${fmt(m.p50)} ms`, `sqlite p50 ${fmt(s.p50)} ms`);
-    }
+    const rows = await compareSearches(mongo.books, sqlite.books, OPERATIONS, { mongo: MONGO_RUNS, sqlite: RUNS });
     const body = [
       `- Server: **${server.name}**${mongoServerKind() === 'congodb' ? ' (a JavaScript stand-in that scans every document per query and uses no index: the figures bound the adapter\'s round trips and batches, not a MongoDB deployment)' : ''}`,
       `- Data: ${BOOKS.toLocaleString('en-US')} generated books (bench/lib/seed-books.ts), a reader with ${RECORDS.toLocaleString('en-US')} progress records; runs per operation after one warm-up: Mongo ${MONGO_RUNS}, SQLite ${RUNS} (the same run's baseline); page size 20; totals equal in both stores`,
@@ -108,11 +90,7 @@ async function main(): Promise<void> {
     if (process.env.BENCH_RECORD === '0') console.info(body);
     else await appendResults({ title: `MongoDB adapter: broad searches and deep pages on ${BOOKS.toLocaleString('en-US')} books`, command: `BENCH_BOOKS=${BOOKS} BENCH_RUNS=${RUNS} BENCH_MONGO_RUNS=${MONGO_RUNS} npm run bench:mongo-search`, startedAt, body });
   } finally {
-    await mongo.database.db.dropDatabase().catch(() => undefined);
-    await mongo.close();
-    await sqlite.close();
-    rmSync(dir, { recursive: true, force: true });
-    await stopMongoTestServer();
+    await closeSearchBench(mongo, sqlite, dir);
   }
 }
 

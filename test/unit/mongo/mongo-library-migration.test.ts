@@ -90,16 +90,21 @@ describe('Mongo start-up migration of the library collections', () => {
     expect((await members.findOne({ bookId: 'b4' }))?.position).toBe(4);
   });
 
-  it('renumbers again and builds the slot index when an older instance writes a clashing position in between (synthesised build failure)', async () => {
+  /** Shelf s1 as an earlier version left it (the non-unique position index), its books b1, b2... at these positions. */
+  const olderShelf = async (...positions: number[]) => {
     const members = db.collection('shelf_books');
     await members.createIndex({ shelfId: 1, position: 1 }, { name: 'shelf_books_position' });
-    await members.insertMany([
-      { _id: '["s1","b1"]' as never, shelfId: 's1', bookId: 'b1', position: 1 },
-      { _id: '["s1","b2"]' as never, shelfId: 's1', bookId: 'b2', position: 1 },
-    ]);
+    await members.insertMany(positions.map((position, i) => ({ _id: `["s1","b${i + 1}"]` as never, shelfId: 's1', bookId: `b${i + 1}`, position })));
+    return members;
+  };
+  /** The unique slot index's build failing on a clash, as a server enforcing it reports one. */
+  const slotClash = () => new MongoServerError({ ok: 0, code: 11000, codeName: 'DuplicateKey', errmsg: 'E11000 duplicate key error', keyPattern: { shelfId: 1, position: 1 } });
+
+  it('renumbers again and builds the slot index when an older instance writes a clashing position in between (synthesised build failure)', async () => {
+    const members = await olderShelf(1, 1);
     const clashWrittenMeanwhile = async (): Promise<never> => {
       await members.insertOne({ _id: '["s1","b3"]' as never, shelfId: 's1', bookId: 'b3', position: 1 });
-      throw new MongoServerError({ ok: 0, code: 11000, codeName: 'DuplicateKey', errmsg: 'E11000 duplicate key error', keyPattern: { shelfId: 1, position: 1 } });
+      throw slotClash();
     };
     const report = await bringIndexesUpToDate(interceptFirstCall(db, 'shelf_books', 'createIndexes', clashWrittenMeanwhile));
     expect(report.shelvesRenumbered).toBe(2);
@@ -108,13 +113,8 @@ describe('Mongo start-up migration of the library collections', () => {
   });
 
   it('keeps the index the slot index replaces until the slot index is built, so a later run renumbers again', async () => {
-    const members = db.collection('shelf_books');
-    await members.createIndex({ shelfId: 1, position: 1 }, { name: 'shelf_books_position' });
-    await members.insertMany([
-      { _id: '["s1","b1"]' as never, shelfId: 's1', bookId: 'b1', position: 1 },
-      { _id: '["s1","b2"]' as never, shelfId: 's1', bookId: 'b2', position: 2 },
-    ]);
-    const buildFails = () => Promise.reject(new MongoServerError({ ok: 0, code: 11000, codeName: 'DuplicateKey', errmsg: 'E11000', keyPattern: { shelfId: 1, position: 1 } }));
+    const members = await olderShelf(1, 2);
+    const buildFails = () => Promise.reject(slotClash());
     let failing = db;
     for (let i = 0; i < 3; i++) failing = interceptFirstCall(failing, 'shelf_books', 'createIndexes', buildFails);
     await expect(bringIndexesUpToDate(failing)).rejects.toMatchObject({ code: 11000 });
