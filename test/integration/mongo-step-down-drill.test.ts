@@ -22,7 +22,7 @@ beforeAll(async () => {
   ownerId = user.id;
   server = createHttpServer(t.app);
   const port = await listen(server, 0, '127.0.0.1');
-  drill = { url: `http://127.0.0.1:${port}`, token, writers: 3, readers: 3, requestsEach: 25, stepDownAfter: 10 };
+  drill = { url: `http://127.0.0.1:${port}`, token, writers: 3, readers: 3, requestsEach: 15, stepDownAfter: 10 };
   faults = injectFaults();
 }, 60_000);
 afterAll(async () => {
@@ -47,7 +47,7 @@ describe(`the step-down drill's logic, against synthesised step-downs (${MONGO_S
     const report = await runDrill({ ...drill, run: `pass-${++runs}`, stepDown: stepDownFor(error, at), settle: async () => faults.heal() });
     expect({ serverErrors: report.serverErrors, lost: report.lost, passed: report.passed }).toEqual({ serverErrors: [], lost: [], passed: true });
     expect(report.acknowledged).toBeGreaterThanOrEqual(10);
-  });
+  }, 120_000);
 
   it('fails a run in which a failure reached the client as a 500', async () => {
     const unmapped = () => Object.assign(new Error('an error nobody mapped'), { name: 'TypeError' });
@@ -55,7 +55,7 @@ describe(`the step-down drill's logic, against synthesised step-downs (${MONGO_S
     expect(report.serverErrors.length).toBeGreaterThan(0);
     expect(report.serverErrors.every((a) => a.status === 500)).toBe(true);
     expect(report.passed).toBe(false);
-  });
+  }, 120_000);
 
   it('fails a run in which an acknowledged write is gone afterwards', async () => {
     const shelves = t.container.di.resolve<ShelfRepository>(PORTS.ShelfRepository);
@@ -74,5 +74,5 @@ describe(`the step-down drill's logic, against synthesised step-downs (${MONGO_S
     });
     expect(report.lost).toHaveLength(1);
     expect(report.passed).toBe(false);
-  });
+  }, 120_000);
 });
