@@ -72,8 +72,8 @@ export class SharedBudget {
   private decide(key: string, window: KeyWindow, now: number): number | undefined {
     if (window.granted > 0) {
       window.granted -= 1;
-      this.options.local(key);
-      return 0;
+      // Counted here too, and refused if this process already admitted the limit (some of it alone, while the counter was late).
+      return this.options.local(key);
     }
     if (window.seen >= this.options.limit) return Math.max(1, Math.ceil((window.start + this.options.windowMs - now) / 1000));
     return undefined;

@@ -72,6 +72,19 @@ describe('SharedBudget: a request budget reserved from a shared counter in batch
     counter.release();
   });
 
+  it('does not let a late batch\'s units admit past the limit what this process already admitted alone meanwhile', async () => {
+    const counter = new MemoryRateCounter();
+    counter.holding = true;
+    let late = true;
+    const budget = processBudget(counter, 3, () => at(0), () => (late ? Promise.resolve() : new Promise<void>(() => undefined)));
+    expect(await budget.hit('addr')).toBe(0);
+    late = false;
+    counter.release();
+    const waits = [];
+    for (let i = 0; i < 4; i++) waits.push(await budget.hit('addr'));
+    expect(waits).toEqual([0, 0, 60, 60]);
+  });
+
   it('decides in this process alone while the counter fails, and never refuses a request for the outage', async () => {
     const counter = new MemoryRateCounter();
     counter.failing = true;
