@@ -18,6 +18,7 @@ let t: TestApp;
 let faults: FaultInjector;
 let admin: Session;
 let apiKey: string;
+const logLines: string[] = [];
 let shelfId: string;
 
 /** One request of a route family, and the collections whose commands fail for it (beyond what authentication reads). */
@@ -61,7 +62,7 @@ const PROBES: readonly Probe[] = [
 
 beforeAll(async () => {
   const url = (await mongoTestServer()).database(`stacks_failover_${process.pid}`);
-  t = await startTestApp({ DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', REGISTER_LIMIT_PER_HOUR: '0' });
+  t = await startTestApp({ DATABASE_URL: url, RATE_LIMIT_PER_MINUTE: '0', REGISTER_LIMIT_PER_HOUR: '0' }, {}, logLines);
   admin = await registerUser(t.app, 'failoveradmin', PASSWORD);
   await restoreTheBook();
   apiKey = (await request(t.app).post('/api/auth/keys').set(bearer(admin.token)).send({ name: 'kobo' })).body.key as string;
@@ -117,6 +118,15 @@ describe(`a failover answers 503 store_unavailable with Retry-After on every rou
       faults.heal();
     }
     await expect.poll(async () => (await request(t.app).get('/readyz')).status, { timeout: 10_000 }).toBe(200);
+  });
+
+  it('logs each 503 with the driver error\'s class and code, never its message', async () => {
+    logLines.length = 0;
+    const steppedDown = () => Object.assign(FAILOVER_ERRORS['NotWritablePrimary (10107)']!(), { message: 'not primary: do not log me' });
+    expect(await underFault(PROBES[1]!, { error: steppedDown, collections: ['books'] })).toEqual(UNAVAILABLE);
+    const logged = logLines.map((line) => JSON.parse(line) as { msg: string; code?: string; cause?: unknown }).filter((l) => l.msg === 'dependency error');
+    expect(logged).toEqual([expect.objectContaining({ code: 'store_unavailable', cause: { name: 'MongoServerError', code: 10107 } })]);
+    expect(logLines.join('')).not.toContain('do not log me');
   });
 
   it('answers a driver error that is not a failover (a bad value, code 2) with 500, not 503', async () => {

@@ -79,6 +79,17 @@ function domainExtra(error: DomainError): Record<string, unknown> {
   return {};
 }
 
+/**
+ * What failed underneath a dependency error, for the log: the cause's class name and code (a driver's
+ * `MongoServerSelectionError`, code 10107), never its message, which may quote stored values.
+ */
+function causeOf(error: DomainError): { cause?: { name: string; code?: unknown } } {
+  const cause: unknown = error.cause;
+  if (!(cause instanceof Error)) return {};
+  const code = (cause as { code?: unknown }).code;
+  return { cause: { name: cause.name, ...(code === undefined ? {} : { code }) } };
+}
+
 /** Final error middleware: every error becomes problem+json; nothing internal leaks. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
   return (error: unknown, req: Request, res: Response, _next) => {
@@ -92,7 +103,7 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       setRetryAfter(res, error);
       if (error instanceof RangeNotSatisfiableError) res.setHeader('Content-Range', `bytes */${error.size}`);
       if (error instanceof AuthenticationError && error.code !== INVALID_CREDENTIALS) res.setHeader('WWW-Authenticate', 'Bearer');
-      if (httpStatus >= 500) logger.warn({ req_id: req.id, code: error.code }, 'dependency error');
+      if (httpStatus >= 500) logger.warn({ req_id: req.id, code: error.code, ...causeOf(error) }, 'dependency error');
       return sendProblem(res, httpStatus, error.code, error.message, domainExtra(error));
     }
     const problem = typeof status === 'number' && status > 400 && status < 500 ? requestRefused(status) : null;
