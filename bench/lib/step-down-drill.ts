@@ -38,7 +38,7 @@ export interface DrillReport {
   readonly acknowledged: number;
   /** 503 answers carrying Retry-After: the failover as a client should see it. */
   readonly unavailable: number;
-  /** Every other 5xx (a 500, or a 503 without Retry-After). */
+  /** Every other 5xx (a 500, or a 503 without Retry-After), and requests that got no answer at all (status 0). */
   readonly serverErrors: readonly DrillAnswer[];
   /** Acknowledged shelves a read answered 404 for, during the traffic or at the end. */
   readonly lost: readonly string[];
@@ -48,19 +48,32 @@ export interface DrillReport {
 
 /** How often the final check asks again for an acknowledged shelf while the store answers 503. */
 const FINAL_ATTEMPTS = 30;
+/** How long one request may take before it counts as unanswered. */
+const REQUEST_TIMEOUT_MS = 60_000;
 
 export async function runDrill(options: DrillOptions): Promise<DrillReport> {
   const answers: DrillAnswer[] = [];
   const acknowledged: string[] = [];
   const lost = new Set<string>();
   let stepDown: Promise<void> | null = null;
-  const send = async (method: string, path: string, body?: unknown): Promise<DrillAnswer> => {
+  const attempt = async (method: string, path: string, body?: unknown): Promise<DrillAnswer> => {
     const response = await fetch(`${options.url}${path}`, {
       method,
       headers: { authorization: `Bearer ${options.token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
       ...(body === undefined ? {} : { body: JSON.stringify(body) }),
+      signal: AbortSignal.timeout(REQUEST_TIMEOUT_MS),
     });
-    const answer = { method, path, status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.text() };
+    return { method, path, status: response.status, retryAfter: response.headers.get('retry-after'), body: await response.text() };
+  };
+  // A connection the client reused just as the server closed it idle fails before any answer: sent once more, as
+  // clients do. Twice without an answer counts as no answer at all (status 0), which fails the drill.
+  const send = async (method: string, path: string, body?: unknown): Promise<DrillAnswer> => {
+    let answer: DrillAnswer;
+    try {
+      answer = await attempt(method, path, body);
+    } catch {
+      answer = await attempt(method, path, body).catch((error: unknown) => ({ method, path, status: 0, retryAfter: null, body: String(error) }));
+    }
     answers.push(answer);
     return answer;
   };
@@ -94,7 +107,7 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
     }
     if (answer.status !== 200) lost.add(id);
   }
-  const serverErrors = answers.filter((a) => a.status >= 500 && !(a.status === 503 && a.retryAfter !== null));
+  const serverErrors = answers.filter((a) => a.status === 0 || (a.status >= 500 && !(a.status === 503 && a.retryAfter !== null)));
   return {
     requests: answers.length,
     acknowledged: acknowledged.length,

@@ -55,6 +55,8 @@ export interface Fault {
   /** Commands on these collections fail (every command when absent); server selection fails for every operation. */
   readonly collections?: readonly string[];
   readonly at?: FaultPoint;
+  /** Heals by itself after failing this many operations (as MongoDB's `failCommand` fail point's `times`). */
+  readonly times?: number;
 }
 
 export interface FaultInjector {
@@ -72,23 +74,30 @@ export interface FaultInjector {
  */
 export function injectFaults(): FaultInjector {
   let fault: Fault | null = null;
+  let left = Infinity;
   const command = Server.prototype.command;
   const selectServer = Topology.prototype.selectServer;
+  /** The fault's error, counting one failure towards its `times`. */
+  const failure = (current: Fault): Error => {
+    if ((left -= 1) <= 0) fault = null;
+    return current.error();
+  };
   const hits = (operation: unknown) => {
     const collection = (operation as { ns?: { collection?: string } }).ns?.collection;
     return fault !== null && (fault.collections === undefined || (collection !== undefined && fault.collections.includes(collection)));
   };
   Server.prototype.command = async function failingCommand(this: unknown, ...args: unknown[]) {
-    if ((fault?.at ?? 'command') === 'command' && hits(args[0])) throw fault!.error();
+    if ((fault?.at ?? 'command') === 'command' && hits(args[0])) throw failure(fault!);
     return command.apply(this, args);
   };
   Topology.prototype.selectServer = async function failingSelection(this: unknown, ...args: unknown[]) {
-    if (fault?.at === 'selection') throw fault.error();
+    if (fault?.at === 'selection') throw failure(fault);
     return selectServer.apply(this, args);
   };
   return {
     fail: (next) => {
       fault = next;
+      left = next.times ?? Infinity;
     },
     heal: () => {
       fault = null;
