@@ -42,9 +42,10 @@ describe('crash consistency (SIGKILL during concurrent writes)', () => {
       await server.kill();
       await ageStorage(dataDir, 2 * STORAGE_SWEEP_GRACE_MS);
       const restarted = await startStacksOn({ dataDir, jwtSecret: randomBytes(48).toString('base64url'), source: 'src' });
+      // Housekeeping runs after listening: wait for its sweeps (however slow the machine) before stopping.
+      await expect.poll(async () => (await readdir(join(dataDir, 'books'))).sort(), { timeout: 60_000, interval: 200 }).toEqual([`${upload.body.id}.book`]);
+      await expect.poll(() => readdir(join(dataDir, 'tmp')), { timeout: 60_000, interval: 200 }).toEqual([]);
       await restarted.stop();
-      expect((await readdir(join(dataDir, 'books'))).sort()).toEqual([`${upload.body.id}.book`]);
-      expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);
     } finally {
       await server.stop(2_000);
       await rm(dataDir, { recursive: true, force: true });
