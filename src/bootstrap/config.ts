@@ -94,6 +94,8 @@ const envSchema = z
     TRUST_PROXY: int(0, 0, 10),
     RATE_LIMIT_PER_MINUTE: int(6000, 0, 1_000_000),
     REGISTER_LIMIT_PER_HOUR: int(30, 0, 1_000_000),
+    KOBO_STORE_FORWARDING: bool(false),
+    KOBO_STORE_URL: z.url({ protocol: /^https?$/ }).default('https://storeapi.kobo.com'),
   })
   .superRefine((env, ctx) => {
     const admin = [env.ADMIN_USERNAME, env.ADMIN_PASSWORD];
@@ -122,6 +124,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly publicUrl: string;
+  /** PUBLIC_URL was given; when not, `publicUrl` is the localhost default and OPDS uses each request's own origin. */
+  readonly publicUrlConfigured: boolean;
   readonly store: StoreConfig;
   readonly dataDir: string;
   readonly jwtSecret: string | undefined;
@@ -146,6 +150,8 @@ export interface Config {
   readonly trustProxy: number;
   /** Per-address budgets: requests per minute and registration attempts per hour (0: off). */
   readonly rateLimits: { readonly perMinute: number; readonly registrationsPerHour: number };
+  /** Kobo sync: whether what Stacks does not answer goes on to the Kobo store, and where that is. */
+  readonly kobo: { readonly storeForwarding: boolean; readonly storeUrl: string };
 }
 
 export class ConfigError extends Error {}
@@ -168,6 +174,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    publicUrlConfigured: e.PUBLIC_URL !== undefined,
     store,
     dataDir,
     jwtSecret: e.JWT_SECRET,
@@ -193,6 +200,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
     rateLimits: { perMinute: e.RATE_LIMIT_PER_MINUTE, registrationsPerHour: e.REGISTER_LIMIT_PER_HOUR },
+    kobo: { storeForwarding: e.KOBO_STORE_FORWARDING, storeUrl: e.KOBO_STORE_URL.replace(/\/+$/, '') },
   };
 }
 

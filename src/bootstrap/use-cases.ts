@@ -1,6 +1,7 @@
 import { instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import {
-  AddBookToShelf, Authenticate, AuthenticateApiKey, AuthenticateSyncUser, BackfillBookDigests, BootstrapAdmin, ChangePassword,
+  AddBookToShelf, ArchiveKoboBook, Authenticate, AuthenticateKoboDevice, BackfillChangeFeed, CreateKoboDevice, GetKoboBookFile, GetKoboCover,
+  ListKoboDevices, RevokeKoboDevice, SaveKoboTag, SyncKoboLibrary, AuthenticateApiKey, AuthenticateSyncUser, BackfillBookDigests, BootstrapAdmin, ChangePassword,
   CompleteOidcLogin, CreateApiKey, CreateShelf, CreateUser, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode,
   FindUserByUsername, GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles,
   ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY, OidcAccounts,
@@ -9,6 +10,9 @@ import {
   UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { Config } from './config.js';
+
+/** Entries of the change feed one Kobo sync page reads at most (the page size of Calibre-Web and Komga). */
+export const KOBO_SYNC_PAGE_SIZE = 100;
 import { portsOf, type Ports } from './tokens.js';
 
 const OIDC_STATE_TTL_MS = 10 * 60_000;
@@ -68,7 +72,21 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
     { name: 'upload temp files cleared', everyInstance: true, run: () => c.resolve(ReconcileBookStorage).clearTempFiles() },
     { name: 'book storage reconciled', run: () => c.resolve(ReconcileBookStorage).execute() },
     { name: 'KOReader digests backfilled', run: () => c.resolve(BackfillBookDigests).execute() },
+    { name: 'change feed reconciled', run: () => c.resolve(BackfillChangeFeed).execute() },
   ]));
+
+  singleton(CreateKoboDevice, (p) => new CreateKoboDevice(p.KoboDeviceRepository, p.UserRepository, p.ShelfRepository, p.SecretGenerator, p.Clock, p.IdGenerator));
+  singleton(ListKoboDevices, (p) => new ListKoboDevices(p.KoboDeviceRepository));
+  singleton(RevokeKoboDevice, (p) => new RevokeKoboDevice(p.KoboDeviceRepository));
+  singleton(AuthenticateKoboDevice, (p) => new AuthenticateKoboDevice(p.KoboDeviceRepository, p.UserRepository, p.SecretGenerator,
+    p.LoginThrottleRepository, p.Clock, { address: loginPolicies.address, device: loginPolicies.account }));
+  singleton(SyncKoboLibrary, (p) => new SyncKoboLibrary(p.ChangeFeedRepository, p.BookRepository, p.ShelfRepository, p.ProgressRepository,
+    p.KoboDeviceRepository, p.Clock, KOBO_SYNC_PAGE_SIZE));
+  singleton(ArchiveKoboBook, (p) => new ArchiveKoboBook(p.BookRepository, p.KoboDeviceRepository));
+  singleton(SaveKoboTag, (p, c) => new SaveKoboTag(p.ShelfRepository, c.resolve(CreateShelf), c.resolve(AddBookToShelf)));
+  singleton(GetKoboBookFile, (p) => new GetKoboBookFile(p.BookRepository, p.BlobStore, p.UploadStaging, p.KepubConverter, p.Logger));
+  singleton(GetKoboCover, (p) => new GetKoboCover(p.BookRepository, p.BlobStore, p.CoverResizer));
+  singleton(BackfillChangeFeed, (p) => new BackfillChangeFeed(p.ChangeFeedRepository, p.BookRepository, p.Clock));
 
   singleton(ListShelves, (p) => new ListShelves(p.ShelfRepository));
   singleton(CreateShelf, (p) => new CreateShelf(p.ShelfRepository, p.BookRepository, p.Clock, p.IdGenerator));

@@ -33,6 +33,16 @@ function progressRepositoryContract(factory: StoreFactory): void {
       expect(await progress().get('alice', 'b1')).toEqual(written);
     });
 
+    it("finds many of one user's records at once, leaving out books without one and other users'", async () => {
+      await seed();
+      await progress().put(aProgress());
+      await progress().put(aProgress({ bookId: 'b3', percentage: 0.5 }));
+      await progress().put(aProgress({ userId: 'bob', bookId: 'b2' }));
+      const found = await progress().findMany('alice', ['b1', 'b2', 'b3', 'b9']);
+      expect(found.map((p) => [p.bookId, p.percentage]).sort()).toEqual([['b1', 0.25], ['b3', 0.5]]);
+      expect(await progress().findMany('alice', [])).toEqual([]);
+    });
+
     it('replaces the record of the same user and book, leaving other users and books alone', async () => {
       await seed();
       await progress().put(aProgress());

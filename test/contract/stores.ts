@@ -6,7 +6,9 @@ import type {
   ApiKeyRepository,
   BookDigestRepository,
   BookRepository,
+  ChangeFeedRepository,
   HealthCheck,
+  KoboDeviceRepository,
   LoginThrottleRepository,
   OneTimeCodeRepository,
   ProgressRepository,
@@ -34,6 +36,8 @@ export interface ContractStore {
   readonly progress: ProgressRepository;
   readonly digests: BookDigestRepository;
   readonly syncDocuments: SyncDocumentRepository;
+  readonly koboDevices: KoboDeviceRepository;
+  readonly changes: ChangeFeedRepository;
   readonly health: HealthCheck;
   /** Closes the store and removes whatever it left on disk. */
   dispose(): Promise<void>;

@@ -60,9 +60,10 @@ describe('the embeddable core entry (package.json "exports": ".")', () => {
     }
   });
 
-  it('can fail: the same probe on the store wiring sees the SQLite driver', async () => {
+  it('can fail: the same probe on the adapter wiring sees the JWT library', async () => {
+    // (The SQLite driver is required only when the first database opens, beyond an import probe.)
     const packages = packagesIn(await modulesLoadedBy('src/bootstrap/adapters.ts'));
-    expect(FORBIDDEN.filter((name) => packages.has(name))).toContain('better-sqlite3');
+    expect(FORBIDDEN.filter((name) => packages.has(name))).toContain('jsonwebtoken');
   });
 });
 

@@ -28,6 +28,7 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
   };
   return [
     route({
+      operationId: 'startOidcLogin',
       method: 'get', path: '/api/auth/oidc/login', summary: 'Start single sign-on (redirects to the provider)', tag, auth: false,
       query: OidcLoginQuery,
       responses: { 302: { description: 'To the provider; sets the short-lived sign-in cookie' } },
@@ -40,6 +41,7 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
       },
     }),
     route({
+      operationId: 'completeOidcLogin',
       method: 'get', path: '/api/auth/oidc/callback', summary: 'Finish single sign-on (the provider redirects here)', tag, auth: false, checksSecret: true,
       query: OidcCallbackQuery,
       responses: {
@@ -63,6 +65,7 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
       },
     }),
     route({
+      operationId: 'exchangeOidcCode',
       method: 'post', path: '/api/auth/oidc/token', summary: 'Trade the one-time sign-in code for a token', tag, auth: false, checksSecret: true,
       body: OidcCodeBody,
       responses: { 200: { description: 'Signed in', schema: TokenResponseSchema } },
@@ -74,6 +77,7 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
       },
     }),
     route({
+      operationId: 'startOidcLink',
       method: 'post', path: '/api/auth/oidc/link', summary: 'Start linking single sign-on to the signed-in account', tag, auth: true,
       body: OidcLinkBody,
       responses: { 200: { description: 'Sets the short-lived sign-in cookie; send the browser to authorization_url', schema: OidcLinkResponse } },

@@ -3,6 +3,8 @@ import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** A Kobo sync URL carries its secret as the path segment after /kobo: never logged. */
+const redacted = (path: string): string => path.replace(/^\/kobo\/[^/]+/, '/kobo/[secret]');
 
 /** Assigns a request id and logs one JSON line per request: no headers, bodies or query strings. */
 export function requestLog(logger: Logger): RequestHandler {
@@ -17,8 +19,8 @@ export function requestLog(logger: Logger): RequestHandler {
         {
           req_id: req.id,
           method: req.method,
-          route: route ? `${req.baseUrl}${route}` : null,
-          path: req.path.slice(0, 200),
+          route: route ? redacted(`${req.baseUrl}${route}`) : null,
+          path: redacted(req.originalUrl.split('?')[0]!).slice(0, 200),
           status: res.statusCode,
           duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
           aborted: !res.writableFinished,

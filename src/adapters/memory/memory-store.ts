@@ -4,6 +4,8 @@ import type { StoreLimits } from '../../domain/shelf-rules.js';
 import { InMemoryApiKeyRepository } from './in-memory-api-key-repository.js';
 import { InMemoryBookDigestRepository } from './in-memory-book-digest-repository.js';
 import { InMemoryBookRepository } from './in-memory-book-repository.js';
+import { InMemoryChangeFeed } from './in-memory-change-feed.js';
+import { InMemoryKoboDeviceRepository } from './in-memory-kobo-device-repository.js';
 import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repository.js';
 import { InMemoryOneTimeCodeRepository } from './in-memory-one-time-code-repository.js';
 import { InMemoryProgressRepository } from './in-memory-progress-repository.js';
@@ -25,6 +27,8 @@ export interface MemoryStore {
   readonly progress: InMemoryProgressRepository;
   readonly digests: InMemoryBookDigestRepository;
   readonly syncDocuments: InMemorySyncDocumentRepository;
+  readonly koboDevices: InMemoryKoboDeviceRepository;
+  readonly changes: InMemoryChangeFeed;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -51,6 +55,8 @@ export function createMemoryStore(limits: StoreLimits = {}): MemoryStore {
     progress: new InMemoryProgressRepository(db),
     digests: new InMemoryBookDigestRepository(db),
     syncDocuments: new InMemorySyncDocumentRepository(db),
+    koboDevices: new InMemoryKoboDeviceRepository(db),
+    changes: new InMemoryChangeFeed(db),
     health: new InMemoryHealthCheck(db),
     close: async () => {
       db.closed = true;

@@ -5,6 +5,8 @@ import { LIBRARY_INDEXES } from './mongo-library-indexes.js';
 import { BOOK_DIGEST_INDEXES } from './mongo-book-digest-repository.js';
 import { PROGRESS_INDEXES } from './mongo-progress-indexes.js';
 import { SYNC_DOCUMENT_INDEXES } from './mongo-sync-document-indexes.js';
+import { CHANGE_FEED_INDEXES } from './mongo-change-feed.js';
+import { KOBO_ARCHIVED_INDEXES, KOBO_DEVICE_INDEXES } from './mongo-kobo-device-repository.js';
 import { HOUSEKEEPING_INDEXES } from './mongo-housekeeping-indexes.js';
 import { duplicateKeyReport, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
@@ -28,6 +30,9 @@ export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   progress: PROGRESS_INDEXES,
   book_digests: BOOK_DIGEST_INDEXES,
   sync_documents: SYNC_DOCUMENT_INDEXES,
+  kobo_devices: KOBO_DEVICE_INDEXES,
+  kobo_archived: KOBO_ARCHIVED_INDEXES,
+  change_feed: CHANGE_FEED_INDEXES,
 };
 
 /** How long a majority write may wait for its acknowledgement before failing (instead of hanging). */

@@ -5,6 +5,9 @@ import type { StoreLimits } from '../../domain/shelf-rules.js';
 import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoApiKeyRepository } from './mongo-api-key-repository.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
+import { MongoChangeFeed } from './mongo-change-feed.js';
+import { backfillChangeFeed } from './mongo-change-feed-backfill.js';
+import { MongoKoboDeviceRepository } from './mongo-kobo-device-repository.js';
 import { MongoDatabase } from './mongo-database.js';
 import { mappingStoreErrors } from './mongo-errors.js';
 import { MongoHealthCheck } from './mongo-health.js';
@@ -35,13 +38,15 @@ export interface MongoStore {
   readonly progress: MongoProgressRepository;
   readonly digests: MongoBookDigestRepository;
   readonly syncDocuments: MongoSyncDocumentRepository;
+  readonly koboDevices: MongoKoboDeviceRepository;
+  readonly changes: MongoChangeFeed;
   readonly health: MongoHealthCheck;
   readonly blobs: GridFsBlobStore;
   /** Shared request and registration budgets. */
   readonly rateCounter: MongoRateCounter;
   /** Each housekeeping step on one instance at a time. */
   readonly housekeepingLeases: HousekeepingLeases;
-  /** This store's own housekeeping: the index layout, the search-gram backfill, the orphan-chunk sweep. */
+  /** This store's own housekeeping: the index layout, the search-gram backfill, the orphan-chunk sweep, the change-feed backfill. */
   readonly housekeeping: readonly HousekeepingStep[];
   close(): Promise<void>;
 }
@@ -80,6 +85,8 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     progress: mappingStoreErrors(new MongoProgressRepository(db)),
     digests: mappingStoreErrors(new MongoBookDigestRepository(db)),
     syncDocuments: mappingStoreErrors(new MongoSyncDocumentRepository(db)),
+    koboDevices: mappingStoreErrors(new MongoKoboDeviceRepository(db)),
+    changes: mappingStoreErrors(new MongoChangeFeed(db)),
     health: new MongoHealthCheck(db),
     blobs: mappingStoreErrors(blobs),
     rateCounter: new MongoRateCounter(db),
@@ -88,6 +95,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
       { name: 'indexes brought up to date', run: async () => bringIndexesUpToDate(await maintenance()) },
       { name: 'search grams backfilled', run: async () => ({ booksMigrated: await backfillSearchTokens(await maintenance()) }) },
       { name: 'orphan chunks swept', run: async () => ({ orphanChunksRemoved: await new GridFsBlobStore(await maintenance()).removeOrphanChunks() }) },
+      { name: 'change feed backfilled', run: async () => backfillChangeFeed(await maintenance(), new MongoChangeFeed(await maintenance())) },
     ],
     close: () => database.close(),
   };

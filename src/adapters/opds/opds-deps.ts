@@ -23,6 +23,12 @@ export interface OpdsDeps {
   readonly listShelves: ListShelves;
   readonly getShelf: GetShelf;
   readonly listShelfBooks: ListShelfBooks;
-  /** PUBLIC_URL, for the absolute search template and the authentication document's id. */
+  /** PUBLIC_URL, for the absolute search template and the authentication document (its localhost default when unset). */
   readonly publicUrl: string;
+  /**
+   * PUBLIC_URL was not set: absolute URLs come from each request's own scheme and Host (as the trust
+   * proxy setting lets X-Forwarded-Proto and X-Forwarded-Host say), so a reader elsewhere on the
+   * network can search. A Host that is no host[:port] gets `publicUrl`.
+   */
+  readonly publicUrlFromRequest: boolean;
 }

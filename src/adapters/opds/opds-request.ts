@@ -54,6 +54,20 @@ export function idOf(req: Request, notFound: (id: string) => NotFoundError): str
   return id;
 }
 
+/** A host name, an IPv4 address or a bracketed IPv6 address, and an optional port: all a Host header may say. */
+const HOST = /^(?:[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?|\[[0-9A-Fa-f:.]{2,45}\])(?::\d{1,5})?$/;
+
+/**
+ * The absolute base URL of the catalog for this request: PUBLIC_URL when it is set, else the request's
+ * own scheme and host. A host that is not a plain host[:port] is never echoed: it gets `publicUrl`.
+ */
+export function baseUrlOf(req: Request, deps: { readonly publicUrl: string; readonly publicUrlFromRequest: boolean }): string {
+  if (!deps.publicUrlFromRequest) return deps.publicUrl;
+  const host = req.host;
+  if (typeof host !== 'string' || host.length > 261 || !HOST.test(host)) return deps.publicUrl;
+  return `${req.protocol === 'https' ? 'https' : 'http'}://${host.toLowerCase()}`;
+}
+
 /** Sends a body of an exact media type (a Buffer, so Express adds no charset of its own). */
 export function sendBody(res: Response, type: string, body: string): void {
   res.setHeader('Content-Type', type);

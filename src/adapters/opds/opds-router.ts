@@ -5,7 +5,7 @@ import { bookNotFound, shelfNotFound } from '../../domain/error-catalogue.js';
 import { BasicAuthenticator } from './basic-auth.js';
 import type { OpdsDeps } from './opds-deps.js';
 import { acquisitionFeed, entryDocument, navigationFeed, OPDS_RELS, OPDS_TYPES, openSearchDescription, ROOT, shelfItem } from './opds-feeds.js';
-import { idOf, pageOf, searchTermsOf, sendBody, stream } from './opds-request.js';
+import { baseUrlOf, idOf, pageOf, searchTermsOf, sendBody, stream } from './opds-request.js';
 import { hrefOf, V2 } from './opds2-links.js';
 import { opds2Router } from './opds2-router.js';
 
@@ -57,7 +57,7 @@ export function opdsRouter(deps: OpdsDeps): Router {
     const head = { id: `urn:stacks:opds:search:${encodeURIComponent(q)}`, title: `Search: ${q}`, self, kind: 'acquisition', twin } as const;
     sendXml(res, OPDS_TYPES.acquisition, acquisitionFeed(head, await books(req, res, BY_TITLE, q), new Date()));
   });
-  router.get('/opensearch.xml', (_req, res) => sendXml(res, OPDS_TYPES.openSearch, openSearchDescription(deps.publicUrl)));
+  router.get('/opensearch.xml', (req, res) => sendXml(res, OPDS_TYPES.openSearch, openSearchDescription(baseUrlOf(req, deps))));
   router.get('/shelves', async (req, res) => {
     const page = await deps.listShelves.execute(actor(res), { onlyOwn: false, page: pageOf(req), pageSize: OPDS_PAGE_SIZE });
     const head = { id: 'urn:stacks:opds:shelves', title: 'Shelves', self: `${ROOT}/shelves`, kind: 'navigation', twin: `${V2}/shelves` } as const;

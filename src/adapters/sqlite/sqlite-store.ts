@@ -5,6 +5,8 @@ import type { StoreLimits } from '../../domain/shelf-rules.js';
 import { SqliteApiKeyRepository } from './sqlite-api-key-repository.js';
 import { SqliteBookDigestRepository } from './sqlite-book-digest-repository.js';
 import { SqliteBookRepository } from './sqlite-book-repository.js';
+import { SqliteChangeFeed } from './sqlite-change-feed.js';
+import { SqliteKoboDeviceRepository } from './sqlite-kobo-device-repository.js';
 import { openSqliteCounterConnection, openSqliteDatabase } from './sqlite-database.js';
 import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
 import { SqliteOneTimeCodeRepository } from './sqlite-one-time-code-repository.js';
@@ -27,6 +29,8 @@ export interface SqliteStore {
   readonly progress: SqliteProgressRepository;
   readonly digests: SqliteBookDigestRepository;
   readonly syncDocuments: SqliteSyncDocumentRepository;
+  readonly koboDevices: SqliteKoboDeviceRepository;
+  readonly changes: SqliteChangeFeed;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -64,6 +68,8 @@ export function createSqliteStore(dataDir: string, limits: StoreLimits = {}): Sq
     progress: new SqliteProgressRepository(db),
     digests: new SqliteBookDigestRepository(db),
     syncDocuments: new SqliteSyncDocumentRepository(db),
+    koboDevices: new SqliteKoboDeviceRepository(db),
+    changes: new SqliteChangeFeed(db),
     health: new SqliteHealthCheck(db),
     close: async () => {
       if (counters !== db && counters.open) counters.close();

@@ -39,7 +39,7 @@ describe(`deletes by filter on the request path, which the driver does not retry
 
   it("deletes a user's KOReader positions and API keys", async () => {
     const sync = new MongoSyncDocumentRepository(db);
-    await sync.put({ userId: 'u3', document: 'd'.repeat(32), progress: '/p', percentage: 0.1, device: 'Kobo', deviceId: 'k', updatedAt: instant(2) });
+    await sync.put({ userId: 'u3', document: 'd'.repeat(32), progress: '/p', percentage: 0.1, device: 'Kobo', deviceId: 'k', updatedAt: instant(2) }, 10);
     await new MongoSyncDocumentRepository(failingOnce('sync_documents')).deleteForUser('u3');
     expect(await sync.get('u3', 'd'.repeat(32))).toBeNull();
     const keys = new MongoApiKeyRepository(db);
