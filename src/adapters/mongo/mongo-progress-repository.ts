@@ -47,7 +47,7 @@ export class MongoProgressRepository implements ProgressRepository {
 
   async findMany(userId: string, bookIds: readonly string[]): Promise<StoredProgress[]> {
     if (bookIds.length === 0) return [];
-    const found = await this.progress.find({ _id: { $in: bookIds.map((bookId) => progressId(userId, bookId)) } }).toArray();
+    const found = await this.progress.find({ _id: { $in: bookIds.map((bookId) => progressId(userId, bookId)) } }, { maxTimeMS: QUERY_MAX_TIME_MS }).toArray();
     return found.map(toProgress);
   }
 

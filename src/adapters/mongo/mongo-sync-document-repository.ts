@@ -42,13 +42,14 @@ export class MongoSyncDocumentRepository implements SyncDocumentRepository {
   /** Deletes the user's records after the newest `keep`, the first of them (the boundary) included. */
   private async evictBeyond(userId: string, keep: number): Promise<void> {
     const boundary = await this.records
-      .find({ userId }, { sort: { updatedAt: -1, document: -1 }, skip: keep, limit: 1, projection: { updatedAt: 1, document: 1 } })
+      .find({ userId }, { sort: { updatedAt: -1, document: -1 }, skip: keep, limit: 1, projection: { updatedAt: 1, document: 1 }, maxTimeMS: QUERY_MAX_TIME_MS })
       .next();
     if (!boundary) return;
-    await this.records.deleteMany({
+    // A delete by filter is not a retryable write: run once more after a failover (it removes what the first left).
+    await rerunOnce(() => this.records.deleteMany({
       userId,
       $or: [{ updatedAt: { $lt: boundary.updatedAt } }, { updatedAt: boundary.updatedAt, document: { $lte: boundary.document } }],
-    });
+    }));
   }
 
   /** By index sync_documents_user_document (its userId prefix); run again once after a failover (idempotent, not a retryable write). */

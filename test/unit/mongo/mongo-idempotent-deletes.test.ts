@@ -1,9 +1,13 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoClient, MongoNetworkError, MongoServerError, type Db } from 'mongodb';
 import { MongoApiKeyRepository } from '../../../src/adapters/mongo/mongo-api-key-repository.js';
+import { MongoChangeFeed } from '../../../src/adapters/mongo/mongo-change-feed.js';
+import { MongoKoboDeviceRepository } from '../../../src/adapters/mongo/mongo-kobo-device-repository.js';
 import { rerunOnce } from '../../../src/adapters/mongo/mongo-errors.js';
 import { MongoProgressRepository } from '../../../src/adapters/mongo/mongo-progress-repository.js';
 import { MongoSyncDocumentRepository } from '../../../src/adapters/mongo/mongo-sync-document-repository.js';
+import { bookChange } from '../../../src/domain/change-feed.js';
+import type { KoboDevice } from '../../../src/domain/kobo-device.js';
 import { instant } from '../../support/builders.js';
 import { interceptFirstCall } from '../../support/mongo-intercept.js';
 import { mongoTestServer, MONGO_SERVER_NAMES, mongoServerKind } from '../../support/mongo-server.js';
@@ -46,6 +50,38 @@ describe(`deletes by filter on the request path, which the driver does not retry
     await keys.create({ id: 'k1', ownerId: 'u3', name: 'kobo', lookup: 'l1', prefix: 'stk_l1', permissions: ['books:read'], ownerTokenVersion: 0, expiresAt: null, lastUsedAt: null, createdAt: instant(3) });
     expect(await new MongoApiKeyRepository(failingOnce('api_keys')).deleteForUser('u3')).toBe(1);
     expect(await keys.findByLookup('l1')).toBeNull();
+  });
+
+  it("evicts a user's KOReader positions past the newest kept, after a failover too", async () => {
+    const sync = new MongoSyncDocumentRepository(db);
+    const record = (n: number) => ({ userId: 'u4', document: String(n).repeat(32), progress: '/p', percentage: 0.1, device: 'Kobo', deviceId: 'k', updatedAt: instant(n) });
+    for (const n of [1, 2]) await sync.put(record(n), 2);
+    await new MongoSyncDocumentRepository(failingOnce('sync_documents')).put(record(3), 2);
+    expect(await sync.get('u4', '1'.repeat(32))).toBeNull();
+    expect(await sync.get('u4', '3'.repeat(32))).not.toBeNull();
+  });
+
+  it("deletes a Kobo device's archived books, and a user's devices with theirs, after a failover too", async () => {
+    const devices = new MongoKoboDeviceRepository(db);
+    const device = (id: string): KoboDevice => ({ id, ownerId: 'u5', name: id, lookup: `lookup-${id}`, shelfIds: [], ownerTokenVersion: 0, lastUsedAt: null, createdAt: instant(1) });
+    for (const id of ['dev1', 'dev2', 'dev3']) {
+      await devices.create(device(id));
+      await devices.archive(id, 'b1');
+    }
+    expect(await new MongoKoboDeviceRepository(failingOnce('kobo_archived')).revoke('u5', 'dev1')).toBe(true);
+    expect(await devices.archivedAmong('dev1', ['b1'])).toEqual(new Set());
+    await new MongoKoboDeviceRepository(failingOnce('kobo_devices')).deleteForUser('u5');
+    expect(await devices.findByLookup('lookup-dev2')).toBeNull();
+    await new MongoKoboDeviceRepository(failingOnce('kobo_archived')).deleteForUser('u5');
+    expect(await devices.archivedAmong('dev3', ['b1'])).toEqual(new Set());
+  });
+
+  it('purges old removals from the change feed after a failover too', async () => {
+    const feed = new MongoChangeFeed(db);
+    await feed.record([bookChange('gone-book', true)], instant(1));
+    expect(await new MongoChangeFeed(failingOnce('change_feed')).purgeRemovedBefore(instant(2))).toBe(1);
+    expect(await feed.presentBooks(null, 10)).toEqual([]);
+    expect(await db.collection('change_feed').countDocuments({ entityId: 'gone-book' })).toBe(0);
   });
 
   it('runs a write again only after a store outage, and once: a second failure, or any other error, is thrown as it is', async () => {

@@ -2,6 +2,8 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoClient, type CommandStartedEvent } from 'mongodb';
 import { GridFsBlobStore } from '../../../src/adapters/mongo/grid-fs-blob-store.js';
 import { MongoApiKeyRepository } from '../../../src/adapters/mongo/mongo-api-key-repository.js';
+import { MongoChangeFeed } from '../../../src/adapters/mongo/mongo-change-feed.js';
+import { MongoKoboDeviceRepository } from '../../../src/adapters/mongo/mongo-kobo-device-repository.js';
 import { MongoBookDigestRepository } from '../../../src/adapters/mongo/mongo-book-digest-repository.js';
 import { MongoLoginThrottleRepository } from '../../../src/adapters/mongo/mongo-login-throttle-repository.js';
 import { MongoOneTimeCodeRepository } from '../../../src/adapters/mongo/mongo-one-time-code-repository.js';
@@ -11,6 +13,7 @@ import { MongoSyncDocumentRepository } from '../../../src/adapters/mongo/mongo-s
 import { MongoTokenRevocationRepository } from '../../../src/adapters/mongo/mongo-token-revocation-repository.js';
 import { QUERY_MAX_TIME_MS } from '../../../src/adapters/mongo/mongo-transactions.js';
 import { MongoUserRepository } from '../../../src/adapters/mongo/mongo-user-repository.js';
+import { bookChange, shelfChange } from '../../../src/domain/change-feed.js';
 import { aUser, instant } from '../../support/builders.js';
 import { mongoTestServer, MONGO_SERVER_NAMES, mongoServerKind } from '../../support/mongo-server.js';
 
@@ -32,6 +35,7 @@ afterAll(async () => {
 });
 
 const collectionOf = (event: CommandStartedEvent): string => String(event.command[event.commandName]);
+const described = (e: CommandStartedEvent) => `${e.commandName} ${collectionOf(e)} ${JSON.stringify(e.command.filter ?? e.command.query ?? e.command.pipeline)}`;
 
 describe(`every read the identity, progress, sync, key and file adapters send is bounded (${MONGO_SERVER_NAMES[mongoServerKind()]})`, () => {
   it('carries maxTimeMS; the token checks (revocation, token version) read the primary with read concern local', async () => {
@@ -76,10 +80,36 @@ describe(`every read the identity, progress, sync, key and file adapters send is
     // an upload stream's first write, to create the GridFS indexes. Nothing else may read without a limit.
     const driversOwn = (e: CommandStartedEvent) => collectionOf(e) === 'fs.chunks' || (collectionOf(e) === 'fs.files' && JSON.stringify(e.command.filter) === '{}');
     const unbounded = reads.filter((e) => e.command.maxTimeMS !== QUERY_MAX_TIME_MS && !driversOwn(e));
-    expect(unbounded.map((e) => `${e.commandName} ${collectionOf(e)} ${JSON.stringify(e.command.filter ?? e.command.query ?? e.command.pipeline)}`)).toEqual([]);
+    expect(unbounded.map(described)).toEqual([]);
     expect(reads.length).toBeGreaterThan(15);
     const tokenChecks = reads.filter((e) => (collectionOf(e) === 'revocations') || (collectionOf(e) === 'users' && JSON.stringify(e.command.filter) === '{"_id":"u1"}'));
     expect(tokenChecks.length).toBeGreaterThanOrEqual(2);
     expect(tokenChecks.every((e) => (e.command.readConcern as { level?: string } | undefined)?.level === 'local')).toBe(true);
+  });
+
+  it('carries maxTimeMS on the Kobo device, change feed, KOReader eviction and progress batch reads too', async () => {
+    const db = client.db();
+    reads.length = 0;
+    const devices = new MongoKoboDeviceRepository(db);
+    await devices.create({ id: 'dev1', ownerId: 'u1', name: 'Libra', lookup: 'kl1', shelfIds: [], ownerTokenVersion: 0, lastUsedAt: null, createdAt: instant(1) });
+    await devices.archive('dev1', 'b1');
+    await devices.findByLookup('kl1');
+    await devices.listByOwner('u1', { page: 1, pageSize: 10 });
+    await devices.archivedAmong('dev1', ['b1', 'b2']);
+    await devices.deleteForUser('u1');
+    const feed = new MongoChangeFeed(db);
+    await feed.record([bookChange('b1'), shelfChange('s1', 'u1')], instant(2));
+    await feed.since('book', [''], 0, 10);
+    await feed.head();
+    await feed.untrackedBooks(null, 10);
+    await feed.untracked([bookChange('b2')]);
+    await feed.presentBooks(null, 10);
+    const sync = new MongoSyncDocumentRepository(db);
+    await sync.put({ userId: 'u1', document: 'e'.repeat(32), progress: '/p', percentage: 0.1, device: 'Kobo', deviceId: 'k', updatedAt: instant(3) }, 10);
+    await new MongoProgressRepository(db).findMany('u1', ['b1', 'b2']);
+
+    const unbounded = reads.filter((e) => e.command.maxTimeMS !== QUERY_MAX_TIME_MS);
+    expect(unbounded.map(described)).toEqual([]);
+    expect(new Set(reads.map(collectionOf))).toEqual(new Set(['kobo_devices', 'kobo_archived', 'change_feed', 'change_feed_counter', 'books', 'sync_documents', 'progress']));
   });
 });
