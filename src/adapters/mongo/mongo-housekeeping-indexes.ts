@@ -15,5 +15,8 @@ export const HOUSEKEEPING_INDEXES: Readonly<Record<string, IndexDescription[]>> 
  * The schema this code writes; a database marked with a newer one was written by a newer Stacks.
  * 3: books carry `searchGramsVersion` and one- and two-character grams, which an older Stacks would
  * drop on a metadata edit while leaving the mark, so it must not start on such a database.
+ * 4: every write of a book, shelf, shelf entry or reading state records a change-feed entry
+ * (`change_feed`, `change_feed_counter`; Kobo devices in `kobo_devices`, `kobo_archived`), which an
+ * older Stacks would not, so Kobo sync would miss its edits: it must not start on such a database.
  */
-export const SCHEMA_VERSION = 3;
+export const SCHEMA_VERSION = 4;

@@ -149,6 +149,22 @@ describe('Mongo start-up migration of the library collections', () => {
     }
   });
 
+  it('upgrades a version-3 database (no change feed yet) to 4, its Kobo and change-feed indexes built by housekeeping, not at start', async () => {
+    await db.collection('stacks_meta').insertOne({ _id: 'schema' as never, version: 3 });
+    await db.collection('kobo_devices').insertOne({ _id: 'dev1' as never, lookup: 'l1' });
+    const store = await createMongoStore(url);
+    try {
+      expect(await db.collection('stacks_meta').findOne({ _id: 'schema' as never })).toEqual({ _id: 'schema', version: 4 });
+      expect((await db.collection('kobo_devices').listIndexes().toArray()).map((i) => i.name)).toEqual(['_id_']);
+      await store.housekeeping.find((step) => step.name === 'indexes brought up to date')!.run();
+      expect((await db.collection('kobo_devices').listIndexes().toArray()).map((i) => i.name)).toEqual(expect.arrayContaining(['kobo_devices_lookup', 'kobo_devices_owner']));
+      expect((await db.collection('change_feed').listIndexes().toArray()).map((i) => i.name)).toEqual(expect.arrayContaining(['change_feed_group', 'change_feed_present', 'change_feed_removed']));
+      expect((await db.collection('sync_documents').listIndexes().toArray()).map((i) => i.name)).toContain('sync_documents_user_recency');
+    } finally {
+      await store.close();
+    }
+  });
+
   it('finds nothing left to do when run again', async () => {
     await migrateLibrary(db);
     expect(await bringIndexesUpToDate(db)).toEqual({ indexesBuilt: 0, indexesDropped: 0, shelvesRenumbered: 0, shelvesRekeyed: 0 });

@@ -99,7 +99,9 @@ describe(`state every instance shares (${MONGO_SERVER_NAMES[mongoServerKind()]})
     expect(await names('fs.chunks')).toContain('files_id_1_n_1');
     expect(await names('throttles')).toContain('throttles_ttl');
     expect(await names('rate_counters')).toContain('rate_counters_ttl');
-    expect(await a.database.db.collection('stacks_meta').findOne({ _id: 'schema' as never })).toMatchObject({ version: 3 });
+    expect(await names('kobo_devices')).toContain('kobo_devices_lookup');
+    expect(await names('change_feed')).toContain('change_feed_group');
+    expect(await a.database.db.collection('stacks_meta').findOne({ _id: 'schema' as never })).toMatchObject({ version: 4 });
   });
 
   it.runIf(mongoServerKind() === 'congodb')('refuses at start a standalone server, saying MongoDB must be a replica set', async () => {
