@@ -4,7 +4,9 @@ import type { BlobStore, BookDigestRepository, BookRepository } from '../../src/
 import { bookFileKey } from '../../src/domain/book.js';
 import { STORE_RETRY_AFTER_SECONDS } from '../../src/domain/error-catalogue.js';
 import { PORTS } from '../../src/bootstrap/tokens.js';
+import { DEFAULT_LOGIN_POLICIES } from '../../src/domain/login-throttle.js';
 import { aBook } from '../support/builders.js';
+import { addKobo, koboCall, type KoboDeviceUrl } from '../support/kobo.js';
 import { koreaderHeaders } from '../support/koreader.js';
 import { FAILOVER_ERRORS, injectFaults, type Fault, type FaultInjector } from '../support/mongo-faults.js';
 import { MONGO_SERVER_NAMES, mongoServerKind, mongoTestServer } from '../support/mongo-server.js';
@@ -20,6 +22,7 @@ let admin: Session;
 let apiKey: string;
 const logLines: string[] = [];
 let shelfId: string;
+let kobo: KoboDeviceUrl;
 
 /** One request of a route family, and the collections whose commands fail for it (beyond what authentication reads). */
 interface Probe {
@@ -58,6 +61,18 @@ const PROBES: readonly Probe[] = [
       .send({ document: DOCUMENT, progress: '/body/p[3]', percentage: 0.4, device: 'Kobo', device_id: 'k1' }) },
   { family: 'opds: catalog page', collections: ['books'],
     send: () => request(t.app).get('/opds/books').auth(admin.user.username, PASSWORD) },
+  { family: 'kobo devices: add', collections: ['kobo_devices'],
+    send: () => request(t.app).post('/api/auth/kobo').set(bearer(admin.token)).send({ name: 'Kobo Clara' }) },
+  { family: 'kobo devices: list', collections: ['kobo_devices'], send: () => request(t.app).get('/api/auth/kobo').set(bearer(admin.token)) },
+  { family: 'kobo: device sign-in (sync URL)', collections: ['kobo_devices'], send: () => koboCall(t.app, kobo, 'get', '/v1/initialization') },
+  { family: 'kobo: library sync (change feed)', collections: ['change_feed'], send: () => koboCall(t.app, kobo, 'get', '/v1/library/sync') },
+  { family: 'kobo: reading state (progress and its change-feed entry)', collections: ['progress', 'change_feed', 'change_feed_counter'],
+    send: () => koboCall(t.app, kobo, 'put', `/v1/library/${BOOK}/state`).send({ ReadingStates: [{
+      EntitlementId: BOOK, LastModified: '2026-11-22T10:05:00Z',
+      StatusInfo: { LastModified: '2026-11-22T10:05:00Z', Status: 'Reading' },
+      CurrentBookmark: { LastModified: '2026-11-22T10:05:00Z', ProgressPercent: 37 },
+    }] }) },
+  { family: 'kobo: archive a book', collections: ['kobo_archived'], send: () => koboCall(t.app, kobo, 'delete', `/v1/library/${BOOK}`) },
 ];
 
 beforeAll(async () => {
@@ -67,6 +82,7 @@ beforeAll(async () => {
   await restoreTheBook();
   apiKey = (await request(t.app).post('/api/auth/keys').set(bearer(admin.token)).send({ name: 'kobo' })).body.key as string;
   shelfId = (await request(t.app).post('/api/shelves').set(bearer(admin.token)).send({ name: 'Failover shelf' })).body.id as string;
+  kobo = await addKobo(t.app, admin);
   faults = injectFaults();
 }, 60_000);
 afterEach(() => restoreTheBook());
@@ -108,6 +124,22 @@ describe(`a failover answers 503 store_unavailable with Retry-After on every rou
 
   it.each(PROBES.map((p) => [p.family, p] as const))('no server selectable at all (every operation): %s', async (_family, probe) => {
     expect(await underFault(probe, { error: FAILOVER_ERRORS['server selection timed out (no primary)']!, at: 'selection' })).toEqual(UNAVAILABLE);
+  });
+
+  it('gives a Kobo sign-in the store failed its attempt back: more failed lookups than the device may fail are all 503, and it signs in once healed', async () => {
+    const signIn = PROBES.find((p) => p.family === 'kobo: device sign-in (sync URL)')!;
+    for (let i = 0; i < DEFAULT_LOGIN_POLICIES.account.maxFailures + 2; i++) {
+      expect(await underFault(signIn, { error: FAILOVER_ERRORS['NotWritablePrimary (10107)']!, collections: ['kobo_devices'] })).toEqual(UNAVAILABLE);
+    }
+    expect((await signIn.send()).status).toBe(200);
+  });
+
+  it('gives an API key sign-in the store failed its attempt back: more failed lookups than an address may fail are all 503, and the key works once healed', async () => {
+    const pull = PROBES.find((p) => p.family === 'kosync: pull')!;
+    for (let i = 0; i < DEFAULT_LOGIN_POLICIES.address.maxFailures + 2; i++) {
+      expect(await underFault(pull, { error: FAILOVER_ERRORS['NotWritablePrimary (10107)']!, collections: ['api_keys'] })).toEqual(UNAVAILABLE);
+    }
+    expect((await pull.send()).status).not.toBe(429);
   });
 
   it('answers /readyz 503 while no server is selectable, and 200 again once one is', async () => {
