@@ -3,11 +3,10 @@
  * same run. Server: MONGODB_URL when set, else the CongoDB stand-in (see test/support/mongo-server.ts).
  *   npx tsx bench/mongo-list.ts            BENCH_BOOKS=250000 BENCH_RUNS=200 (defaults)
  */
-import { mkdtempSync, rmSync } from 'node:fs';
+import { mkdtempSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { performance } from 'node:perf_hooks';
-import type { BookRepository } from '../src/application/ports.js';
 import type { Book, BookQuery } from '../src/domain/book.js';
 import { BOOK_FORMATS } from '../src/domain/book.js';
 import type { BookDocument } from '../src/adapters/mongo/mongo-book-documents.js';
@@ -15,8 +14,9 @@ import { toBookDocument } from '../src/adapters/mongo/mongo-book-documents.js';
 import { createMongoStore } from '../src/adapters/mongo/mongo-store.js';
 import { createSqliteStore } from '../src/adapters/sqlite/sqlite-store.js';
 import { appendResults, markdownTable } from './lib/results.js';
-import { fmt, summarize, type LatencySummary } from './lib/stats.js';
-import { mongoServerKind, mongoTestServer, stopMongoTestServer } from '../test/support/mongo-server.js';
+import { closeSearchBench, compareSearches } from './lib/search-bench.js';
+import { fmt } from './lib/stats.js';
+import { mongoServerKind, mongoTestServer } from '../test/support/mongo-server.js';
 
 const BOOKS = Number(process.env.BENCH_BOOKS ?? 250_000);
 const RUNS = Number(process.env.BENCH_RUNS ?? 200);
@@ -67,16 +67,6 @@ const OPERATIONS: readonly [string, BookQuery][] = [
   ['sort published desc', { ...base, sort: { field: 'published', descending: true } }],
 ];
 
-async function measure(repo: BookRepository, query: BookQuery, runs: number): Promise<LatencySummary & { total: number }> {
-  const { total } = await repo.search(query);
-  const samples: number[] = [];
-  for (let i = 0; i < runs; i++) {
-    const start = performance.now();
-    await repo.search(query);
-    samples.push(performance.now() - start);
-  }
-  return { ...summarize(samples), total };
-}
 
 async function main(): Promise<void> {
   const startedAt = new Date();
@@ -93,14 +83,7 @@ async function main(): Promise<void> {
     t = performance.now();
     sqlite.db.transaction(() => { for (const book of books) void sqlite.books.create(book); })();
     const sqliteSeedSec = (performance.now() - t) / 1000;
-    const rows: (string | number)[][] = [];
-    for (const [name, query] of OPERATIONS) {
-      const m = await measure(mongo.books, query, MONGO_RUNS);
-      const s = await measure(sqlite.books, query, RUNS);
-      if (m.total !== s.total) throw new Error(`${name}: totals differ (mongo ${m.total}, sqlite ${s.total})`);
-      rows.push([name, m.total, fmt(m.p50), fmt(m.p99), fmt(s.p50), fmt(s.p99)]);
-      console.info(name, `mongo p50 ${fmt(m.p50)} p99 ${fmt(m.p99)} ms`, `sqlite p50 ${fmt(s.p50)} p99 ${fmt(s.p99)} ms`);
-    }
+    const rows = await compareSearches(mongo.books, sqlite.books, OPERATIONS, { mongo: MONGO_RUNS, sqlite: RUNS });
     const body = [
       `- Server: **${server.name}**${mongoServerKind() === 'congodb' ? ' (a JavaScript stand-in in its own process that scans every document per query and uses no index, so these figures bound the adapter code, not a MongoDB deployment)' : ''}`,
       `- Data: ${BOOKS.toLocaleString('en-US')} books seeded with a fixed seed (Mongo: \`insertMany\` of ${BATCH} documents, ${fmt(mongoSeedSec, 1)} s; SQLite: one transaction, ${fmt(sqliteSeedSec, 1)} s); timed runs per operation after one warm-up: Mongo ${MONGO_RUNS}, SQLite ${RUNS}; page size 20${MONGO_RUNS < 50 ? ` (with ${MONGO_RUNS} runs the Mongo p99 is the slowest run)` : ''}`,
@@ -109,11 +92,7 @@ async function main(): Promise<void> {
     ].join('\n');
     await appendResults({ title: 'MongoDB adapter: list/search on 250,000 books', command: `BENCH_BOOKS=${BOOKS} BENCH_RUNS=${RUNS} BENCH_MONGO_RUNS=${MONGO_RUNS} npx tsx bench/mongo-list.ts`, startedAt, body });
   } finally {
-    await mongo.database.db.dropDatabase().catch(() => undefined);
-    await mongo.close();
-    await sqlite.close();
-    rmSync(dir, { recursive: true, force: true });
-    await stopMongoTestServer();
+    await closeSearchBench(mongo, sqlite, dir);
   }
 }
 

@@ -76,7 +76,8 @@ async function startup(base: (db: string) => string, files: number, recorded: bo
   let peak = heapAtReady;
   const sampler = setInterval(() => (peak = Math.max(peak, liveHeap())), 100);
   const t0 = performance.now();
-  const outcome = await running.housekeeping;
+  const ran = await running.housekeeping;
+  const outcome = ran === 'not-here' ? ran : ran === 'failed' || ran.failed.length > 0 ? `failed ${ran === 'failed' ? '' : ran.failed.join(', ')}`.trim() : 'done';
   const housekeepingMs = performance.now() - t0;
   clearInterval(sampler);
   await running.close();
@@ -115,7 +116,7 @@ async function main(): Promise<void> {
     ];
     const cost = await budgetCost(server.database, Number(values.requests));
     const body = [
-      'CongoDB stand-in (one-member replica set handshake), Stacks in this process; housekeeping = search-gram backfill, orphan-chunk sweep, revocation and code purges, reconcile of every stored file against its book, under the lease.',
+      'CongoDB stand-in (one-member replica set handshake), Stacks in this process; housekeeping = index layout check, search-gram backfill, orphan-chunk sweep, revocation and code purges, temp files, reconcile of every stored file against its book, the KOReader digest walk (once), each step under its own lease.',
       '',
       markdownTable(['fs.files documents', 'files', 'start → listening (ms)', 'start → /readyz 200 (ms)', 'housekeeping', 'housekeeping (s)', 'live heap at ready (MiB)', 'live heap peak over ready (MiB)'], rows),
       '',

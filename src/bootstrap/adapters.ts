@@ -7,15 +7,14 @@ import type { DependencyContainer } from 'tsyringe';
 import { FsBlobStore } from '../adapters/files/fs-blob-store.js';
 import { FsUploadStaging } from '../adapters/files/fs-upload-staging.js';
 import { OidcStateCookie } from '../adapters/http/oidc-state-cookie.js';
-import type { RateCounter } from '../adapters/http/rate-limit.js';
 import { CryptoSecretGenerator } from '../adapters/identity/crypto-secret-generator.js';
 import { jwtSecretFrom } from '../adapters/identity/jwt-secret.js';
 import { JwtTokenService } from '../adapters/identity/jwt-token-service.js';
 import { RandomIdGenerator } from '../adapters/identity/random-id-generator.js';
 import { SystemClock } from '../adapters/identity/system-clock.js';
-import { InProcessLease } from '../adapters/memory/in-process-lease.js';
+import { InProcessLeases } from '../adapters/memory/in-process-lease.js';
 import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
-import type { Clock } from '../application/ports.js';
+import type { Clock, RateCounter } from '../application/ports.js';
 import { recordingRepositories } from '../application/recording-repositories.js';
 import type { Config } from './config.js';
 import { deferredCoverResizer, deferredKepubConverter, deferredMetadataReader, deferredPasswordHasher } from './deferred-adapters.js';
@@ -80,7 +79,7 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('BlobStore', 'blobs' in store ? store.blobs : new FsBlobStore(storageRoot)); // GridFS for MongoDB
   register('MetadataReader', reader);
   register('SecretGenerator', new CryptoSecretGenerator());
-  register('HousekeepingLease', 'housekeepingLease' in store ? store.housekeepingLease : new InProcessLease()); // one instance at a time on MongoDB
+  register('HousekeepingLeases', 'housekeepingLeases' in store ? store.housekeepingLeases : new InProcessLeases()); // one instance at a time on MongoDB
   register('StoreHousekeeping', 'housekeeping' in store ? store.housekeeping : []);
   if (config.oidc) {
     const { OpenIdClientProvider } = await import('../adapters/identity/openid-client-provider.js');

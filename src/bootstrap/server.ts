@@ -5,12 +5,16 @@ import { createHttpServer, listen } from '../adapters/http/http-server.js';
 import { BootstrapAdmin, RunHousekeeping, type HousekeepingOutcome } from '../index.js';
 import type { Config } from './config.js';
 import { buildContainer, type StacksContainer } from './container.js';
+import { HousekeepingSchedule } from './housekeeping-schedule.js';
 import { httpDepsFrom } from './http.js';
 
 export interface RunningStacks {
   readonly server: Server;
   readonly port: number;
-  /** Settles once the housekeeping started after listening has ended ('failed': logged; 'not-here': another worker runs it); it never rejects. */
+  /**
+   * Settles once the first housekeeping run, started after listening, has ended ('failed': logged;
+   * 'not-here': another worker runs it); it never rejects. Later runs follow on a schedule.
+   */
   readonly housekeeping: Promise<HousekeepingOutcome | 'failed' | 'not-here'>;
   close(): Promise<void>;
 }
@@ -22,13 +26,13 @@ export interface StartOptions {
 
 /**
  * Opens the store, creates the bootstrap admin, listens (ready at once), then runs housekeeping in
- * the background, one instance at a time under the store's lease.
+ * the background and on a schedule, each step on one instance at a time under the store's leases.
  */
 export async function startStacks(config: Config, logger: Logger, options: StartOptions = {}): Promise<RunningStacks> {
   const container = await buildContainer(config, logger);
-  let stopping = false;
+  const schedule = new HousekeepingSchedule(() => container.di.resolve(RunHousekeeping).execute(), logger);
   const close = async () => {
-    stopping = true;
+    schedule.stop();
     await container.dispose();
   };
   try {
@@ -36,11 +40,7 @@ export async function startStacks(config: Config, logger: Logger, options: Start
     const server = createHttpServer(createApp(httpDepsFrom(container)));
     const port = await listen(server, config.port, config.host);
     if (options.housekeeping === false) return { server, port, housekeeping: Promise.resolve('not-here' as const), close };
-    const housekeeping = container.di.resolve(RunHousekeeping).execute().catch((err: unknown) => {
-      if (!stopping) logger.error({ err }, 'housekeeping failed; the next start tries again');
-      return 'failed' as const;
-    });
-    return { server, port, housekeeping, close };
+    return { server, port, housekeeping: schedule.start(), close };
   } catch (error) {
     await close();
     throw error;

@@ -34,7 +34,7 @@ export const PORTS = Object.freeze({
   BlobStore: token<P.BlobStore>('BlobStore'),
   MetadataReader: token<P.MetadataReader>('MetadataReader'),
   SecretGenerator: token<P.SecretGenerator>('SecretGenerator'),
-  HousekeepingLease: token<P.HousekeepingLease>('HousekeepingLease'),
+  HousekeepingLeases: token<P.HousekeepingLeases>('HousekeepingLeases'),
   /** The store's own housekeeping steps (MongoDB: the search-gram backfill, the orphan-chunk sweep); none elsewhere. */
   StoreHousekeeping: token<readonly P.HousekeepingStep[]>('StoreHousekeeping'),
   /** Registered only when single sign-on is configured. */

@@ -66,9 +66,10 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(ReconcileBookStorage, (p) => new ReconcileBookStorage(p.BookRepository, p.UploadStaging, p.BlobStore, p.Clock));
   singleton(BackfillBookDigests, (p) => new BackfillBookDigests(p.BookRepository, p.BookDigestRepository, p.BlobStore, p.SecretGenerator));
   singleton(PurgeExpiredRecords, (p) => new PurgeExpiredRecords(p.TokenRevocationRepository, p.OneTimeCodeRepository, p.Clock));
-  singleton(RunHousekeeping, (p, c) => new RunHousekeeping(p.HousekeepingLease, p.Clock, p.Logger, [
+  singleton(RunHousekeeping, (p, c) => new RunHousekeeping(p.HousekeepingLeases, p.Clock, p.Logger, [
     ...p.StoreHousekeeping,
     { name: 'expired records purged', run: () => c.resolve(PurgeExpiredRecords).execute() },
+    { name: 'upload temp files cleared', everyInstance: true, run: () => c.resolve(ReconcileBookStorage).clearTempFiles() },
     { name: 'book storage reconciled', run: () => c.resolve(ReconcileBookStorage).execute() },
     { name: 'KOReader digests backfilled', run: () => c.resolve(BackfillBookDigests).execute() },
     { name: 'change feed reconciled', run: () => c.resolve(BackfillChangeFeed).execute() },

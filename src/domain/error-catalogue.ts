@@ -167,8 +167,15 @@ export const rangeNotSatisfiable = (size: number): RangeNotSatisfiableError =>
 export const rateLimited = (retryAfterSeconds: number): RateLimitedError =>
   new RateLimitedError('rate_limited', 'Too many requests. Try again later.', retryAfterSeconds);
 
-/** The store does not answer. */
-export const storeUnavailable = (): UnavailableError => new UnavailableError('store_unavailable', 'The database does not answer.');
+/**
+ * How long a client should wait before trying again after a store outage: about what a replica set
+ * takes to elect a new primary after a step-down (a few seconds); a retry sooner is answered 503 again.
+ */
+export const STORE_RETRY_AFTER_SECONDS = 5;
+
+/** The store does not answer (down, failing over, or slower than its time limits); retry after a few seconds. */
+export const storeUnavailable = (): UnavailableError =>
+  new UnavailableError('store_unavailable', 'The database does not answer.', STORE_RETRY_AFTER_SECONDS);
 
 /** Too many attempts on one throttle key at once: the store could not count this one in time. */
 export const throttleBusy = (): UnavailableError =>

@@ -103,9 +103,12 @@ export class RateLimitedError extends DomainError {
   }
 }
 
-/** 503: a dependency (the store) is down. */
+/** 503: a dependency (the store) is down; with `retryAfterSeconds`, the adapter sends `Retry-After`. */
 export class UnavailableError extends DomainError {
   readonly kind = 'unavailable';
+  constructor(code: string, detail: string, readonly retryAfterSeconds?: number) {
+    super(code, detail);
+  }
 }
 
 /** 502: an upstream (the OpenID Provider) answered badly. */

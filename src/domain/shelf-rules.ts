@@ -4,6 +4,11 @@ import { SHELF_NAME_MAX } from './shelf.js';
 
 /** A shelf holds at most this many books (a PATCH sends the whole list). */
 export const SHELF_BOOKS_MAX = 10_000;
+
+/** What a store is built with besides its location: the most books one shelf holds (SHELF_BOOKS_MAX; smaller in tests). */
+export interface StoreLimits {
+  readonly shelfBooksMax?: number;
+}
 export const SHELF_DESCRIPTION_MAX = 2000;
 
 /** Field errors listed in one response, at most; the detail gives the full count. */
@@ -62,6 +67,10 @@ export function repeatedIdIndexes(ids: readonly string[]): number[] {
   });
   return repeats;
 }
+
+/** A shelf already holding SHELF_BOOKS_MAX books takes no other (checked by each store as it adds the book). */
+export const shelfFull = (most = SHELF_BOOKS_MAX): ValidationError =>
+  invalidInput('Too many books for one shelf.', [{ field: 'book_id', message: `the shelf already holds ${most} books, the most one shelf holds` }]);
 
 /** Throws ValidationError when the list is too long or names a book twice. */
 export function assertShelfBookList(ids: readonly string[]): void {

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ConflictError, NotFoundError } from '../../src/domain/errors.js';
 import type { Shelf } from '../../src/domain/shelf.js';
+import { SHELF_BOOKS_MAX } from '../../src/domain/shelf-rules.js';
 import { aBook, aShelf, instant } from '../support/builders.js';
 import type { StoreFactory } from './stores.js';
 import { itWhere, STORE_FACTORIES, useStore } from './stores.js';
@@ -8,6 +9,8 @@ import { itWhere, STORE_FACTORIES, useStore } from './stores.js';
 const ADA = { id: 'u-ada', username: 'ada' };
 const BOB = { id: 'u-bob', username: 'bob' };
 const BOOK_IDS = ['k1', 'k2', 'k3', 'k4', 'k5'];
+/** The most books one shelf holds in the stores of the cap's tests (10,000 books per test would take minutes). */
+const CAP = 150;
 
 function shelfRepositoryContract(factory: StoreFactory): void {
   const store = useStore(factory);
@@ -231,6 +234,33 @@ function shelfRepositoryContract(factory: StoreFactory): void {
       expect(await page(2)).toEqual({ items: ['k1', 'k4'], total: 5 });
       expect(await page(3)).toEqual({ items: ['k2'], total: 5 });
       expect(await page(4)).toEqual({ items: [], total: 5 });
+    });
+  });
+
+  describe(`the most books one shelf holds (${CAP} in these stores; SHELF_BOOKS_MAX, ${SHELF_BOOKS_MAX}, in service)`, () => {
+    const capped = useStore(factory, { shelfBooksMax: CAP });
+    /** A shelf holding `count` books (created for it), and `extra` more books not on it. */
+    const fullShelf = async (count: number, extra: number) => {
+      const ids = Array.from({ length: count + extra }, (_, i) => `cap${i}`);
+      for (const id of ids) await capped().books.create(aBook({ id }));
+      const shelf = aShelf({ owner: ADA, bookIds: ids.slice(0, count) });
+      await capped().shelves.create(shelf);
+      return { shelf, spare: ids.slice(count) };
+    };
+
+    it('refuses a book past it and leaves the shelf as it was; a book already there is still no change', async () => {
+      const { shelf, spare } = await fullShelf(CAP, 1);
+      await expect(capped().shelves.addBook(shelf.id, spare[0]!, instant(900))).rejects.toMatchObject({ code: 'validation_failed' });
+      expect(await capped().shelves.addBook(shelf.id, 'cap0', instant(900))).toBe(false);
+      expect(await capped().shelves.findById(shelf.id)).toMatchObject({ bookCount: CAP, updatedAt: shelf.updatedAt });
+    });
+
+    itWhere(factory, 'transactions')(`takes exactly ${CAP} when 100 books are added at once to a shelf of ${CAP - 50} (needs a replica set's transaction isolation)`, async () => {
+      const { shelf, spare } = await fullShelf(CAP - 50, 100);
+      const outcomes = await Promise.allSettled(spare.map((id) => capped().shelves.addBook(shelf.id, id, instant(900))));
+      expect(outcomes.filter((o) => o.status === 'fulfilled')).toHaveLength(50);
+      expect(outcomes.filter((o) => o.status === 'rejected').map((o) => (o as PromiseRejectedResult).reason.code)).toEqual(Array(50).fill('validation_failed'));
+      expect((await capped().shelves.findById(shelf.id))?.bookCount).toBe(CAP);
     });
   });
 

@@ -20,6 +20,7 @@ import type {
 import { createMemoryStore } from '../../src/adapters/memory/memory-store.js';
 import { createSqliteStore } from '../../src/adapters/sqlite/sqlite-store.js';
 import { createMongoStore } from '../../src/adapters/mongo/mongo-store.js';
+import type { StoreLimits } from '../../src/domain/shelf-rules.js';
 import type { StandInLimit } from '../support/mongo-server.js';
 import { MONGO_SERVER_NAMES, mongoLimits, mongoServerKind, mongoTestServer } from '../support/mongo-server.js';
 
@@ -46,14 +47,14 @@ export interface StoreFactory {
   readonly name: string;
   /** What this store's server cannot check, with the reason (only the MongoDB stand-in has any). */
   readonly limits?: Partial<Record<StandInLimit, string>>;
-  open(): Promise<ContractStore>;
+  open(limits?: StoreLimits): Promise<ContractStore>;
 }
 
 /** `it`, or a skip naming the reason when the factory's server cannot honour one of these limits. */
 export function itWhere(factory: StoreFactory, ...needs: StandInLimit[]) {
   const reason = needs.map((need) => factory.limits?.[need]).find((r) => r !== undefined);
-  return (name: string, fn: () => Promise<void>) =>
-    reason === undefined ? it(name, fn) : it.skip(`${name} [skipped on ${factory.name}: ${reason}]`, fn);
+  return (name: string, fn: () => Promise<void>, timeout?: number) =>
+    reason === undefined ? it(name, fn, timeout) : it.skip(`${name} [skipped on ${factory.name}: ${reason}]`, fn);
 }
 
 let mongoDatabases = 0;
@@ -64,9 +65,9 @@ function mongoFactory(): StoreFactory {
   return {
     name: `mongo (${MONGO_SERVER_NAMES[kind]})`,
     limits: mongoLimits(kind),
-    async open() {
+    async open(limits = {}) {
       const server = await mongoTestServer();
-      const store = await createMongoStore(server.database(`stacks_contract_${process.pid}_${++mongoDatabases}`));
+      const store = await createMongoStore(server.database(`stacks_contract_${process.pid}_${++mongoDatabases}`), limits);
       return { ...store, dispose: async () => {
         await store.database.db.dropDatabase().catch(() => undefined);
         await store.close();
@@ -75,12 +76,12 @@ function mongoFactory(): StoreFactory {
   };
 }
 
-function inTempDir(name: string, open: (dir: string) => Omit<ContractStore, 'dispose'> & { close(): Promise<void> }): StoreFactory {
+function inTempDir(name: string, open: (dir: string, limits: StoreLimits) => Omit<ContractStore, 'dispose'> & { close(): Promise<void> }): StoreFactory {
   return {
     name,
-    async open() {
+    async open(limits = {}) {
       const dir = mkdtempSync(join(tmpdir(), `stacks-${name}-`));
-      const store = open(dir);
+      const store = open(dir, limits);
       return { ...store, dispose: async () => {
         await store.close();
         rmSync(dir, { recursive: true, force: true });
@@ -96,20 +97,20 @@ function inTempDir(name: string, open: (dir: string) => Omit<ContractStore, 'dis
 export const STORE_FACTORIES: readonly StoreFactory[] = [
   {
     name: 'memory',
-    async open() {
-      const store = createMemoryStore();
+    async open(limits = {}) {
+      const store = createMemoryStore(limits);
       return { ...store, dispose: () => store.close() };
     },
   },
-  inTempDir('sqlite', (dir) => createSqliteStore(dir)),
+  inTempDir('sqlite', (dir, limits) => createSqliteStore(dir, limits)),
   mongoFactory(),
 ];
 
-/** Opens a fresh store before each test of the calling suite and disposes of it after. */
-export function useStore(factory: StoreFactory): () => ContractStore {
+/** Opens a fresh store (built with `limits`) before each test of the calling suite and disposes of it after. */
+export function useStore(factory: StoreFactory, limits: StoreLimits = {}): () => ContractStore {
   let store: ContractStore | undefined;
   beforeEach(async () => {
-    store = await factory.open();
+    store = await factory.open(limits);
   });
   afterEach(async () => {
     await store?.dispose();

@@ -74,7 +74,10 @@ export async function startCongoDb(options: { standalone?: boolean } = {}): Prom
     name: MONGO_SERVER_NAMES.congodb,
     url,
     // CongoDB does not stream hello replies (moreToCome); polling keeps the driver from resetting its pool.
-    database: (db) => withDatabase(`${url}?directConnection=true&serverMonitoringMode=poll`, db),
+    // It answers one command at a time in one thread, so a new connection's handshake waits behind a
+    // long scan: a generous pool wait keeps the tests independent of the machine's speed (Stacks' own
+    // default, WAIT_QUEUE_TIMEOUT_MS, is for a server that answers connections while it works).
+    database: (db) => withDatabase(`${url}?directConnection=true&serverMonitoringMode=poll&waitQueueTimeoutMS=120000`, db),
     stop: async () => {
       child.kill('SIGTERM');
     },

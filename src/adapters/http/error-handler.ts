@@ -1,7 +1,7 @@
 import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { invalidCredentials, payloadTooLarge } from '../../domain/error-catalogue.js';
-import { AuthenticationError, ConflictError, DomainError, RangeNotSatisfiableError, RateLimitedError, ValidationError, type ErrorKind, type FieldError } from '../../domain/errors.js';
+import { AuthenticationError, ConflictError, DomainError, RangeNotSatisfiableError, RateLimitedError, UnavailableError, ValidationError, type ErrorKind, type FieldError } from '../../domain/errors.js';
 import { internalError, malformedJson, malformedRequest, requestAborted, requestRefused, unsupportedMediaType, type TransportProblem } from './http-errors.js';
 
 const INVALID_CREDENTIALS = invalidCredentials().code;
@@ -54,6 +54,12 @@ const LIBRARY_ERRORS: Readonly<Record<string, (error: { limit?: unknown }) => Do
 /** The HTTP status of a domain error. */
 export const statusOf = (error: DomainError): number => STATUS[error.kind];
 
+/** Sends `Retry-After` for a refusal that names when to try again: over a budget (429), or the store down (503). */
+export function setRetryAfter(res: Response, error: DomainError): void {
+  const seconds = error instanceof RateLimitedError || error instanceof UnavailableError ? error.retryAfterSeconds : undefined;
+  if (seconds !== undefined) res.setHeader('Retry-After', String(seconds));
+}
+
 /** Where a field error was found: the part the raising adapter named, else the body. */
 const locationOf = (error: FieldError): string => ('location' in error && typeof error.location === 'string' ? error.location : 'body');
 
@@ -71,6 +77,17 @@ function domainExtra(error: DomainError): Record<string, unknown> {
   }
   if (error instanceof ConflictError) return { ...error.extra };
   return {};
+}
+
+/**
+ * What failed underneath a dependency error, for the log: the cause's class name and code (a driver's
+ * `MongoServerSelectionError`, code 10107), never its message, which may quote stored values.
+ */
+export function causeOf(error: DomainError): { cause?: { name: string; code?: unknown } } {
+  const cause: unknown = error.cause;
+  if (!(cause instanceof Error)) return {};
+  const code = (cause as { code?: unknown }).code;
+  return { cause: { name: cause.name, ...(code === undefined ? {} : { code }) } };
 }
 
 /**
@@ -93,10 +110,10 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
     const error = knownErrorOf(raised);
     if (error instanceof DomainError) {
       const httpStatus = statusOf(error);
-      if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
+      setRetryAfter(res, error);
       if (error instanceof RangeNotSatisfiableError) res.setHeader('Content-Range', `bytes */${error.size}`);
       if (error instanceof AuthenticationError && error.code !== INVALID_CREDENTIALS) res.setHeader('WWW-Authenticate', 'Bearer');
-      if (httpStatus >= 500) logger.warn({ req_id: req.id, code: error.code }, 'dependency error');
+      if (httpStatus >= 500) logger.warn({ req_id: req.id, code: error.code, ...causeOf(error) }, 'dependency error');
       return sendProblem(res, httpStatus, error.code, error.message, domainExtra(error));
     }
     if (error) return sendProblem(res, error.status, error.code, error.detail);

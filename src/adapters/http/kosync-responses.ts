@@ -4,7 +4,7 @@ import type { Logger } from 'pino';
 import { kosyncRegistrationClosed, payloadTooLarge } from '../../domain/error-catalogue.js';
 import { DomainError, RateLimitedError, ValidationError } from '../../domain/errors.js';
 import { unixSeconds, type SyncState } from '../../domain/kosync.js';
-import { knownErrorOf, statusOf } from './error-handler.js';
+import { causeOf, knownErrorOf, setRetryAfter, statusOf } from './error-handler.js';
 import { internalError, malformedJson, unsupportedMediaType } from './http-errors.js';
 import { readerMessage } from './kosync-messages.js';
 
@@ -64,9 +64,9 @@ export function kosyncErrors(logger: Logger): ErrorRequestHandler {
     let status = statusOf(error);
     if (error.code === REGISTRATION_CLOSED) status = 402;
     else if (status === 403) status = 401;
-    if (status >= 500) logger.warn({ req_id: req.id, code: error.code }, 'dependency error');
+    if (status >= 500) logger.warn({ req_id: req.id, code: error.code, ...causeOf(error) }, 'dependency error');
+    setRetryAfter(res, error);
     const retryAfter = error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
-    if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
     const errors = error instanceof ValidationError && error.errors.length > 0 ? { errors: error.errors } : {};
     sendKosyncRefusal(res, status, error.code, errors, retryAfter);
   };

@@ -2,6 +2,7 @@ import type { Request, RequestHandler } from 'express';
 import { addressBucket } from '../../domain/client-address.js';
 import { rateLimited } from '../../domain/error-catalogue.js';
 import type { RateLimitedError } from '../../domain/errors.js';
+import { SharedBudget, type RateCounter } from './shared-budget.js';
 
 /** Request budgets per client address; 0 turns a budget off. */
 export interface RateLimitSettings {
@@ -11,12 +12,8 @@ export interface RateLimitSettings {
   readonly registrationsPerHour: number;
   /** Counters every instance shares (MongoDB); without one each process counts alone. */
   readonly shared?: RateCounter | undefined;
-}
-
-/** Fixed-window hit counters kept in the store, so N instances do not allow N times a budget. */
-export interface RateCounter {
-  /** Counts one hit of key in the fixed window of windowMs holding now; the hits so far in that window and when it ends. */
-  hit(key: string, windowMs: number, now: Date): Promise<{ count: number; resetAt: Date }>;
+  /** How long a request waits for the shared counter before this process decides it alone (default SHARED_LATENCY_BUDGET_MS). */
+  readonly sharedLatencyBudgetMs?: number;
 }
 
 /** Fixed-window hit counters per key, kept in this process's memory. */
@@ -49,21 +46,15 @@ const HEALTH = new Set(['/healthz', '/readyz']);
 type Budget = (key: string) => number | Promise<number>;
 
 /**
- * A budget over the shared counters; when the store does not answer, this process's own counter
- * decides instead (a budget per instance for that while, never a request refused for the outage).
+ * A budget over the shared counters, reserved in batches (SharedBudget: no store write per request);
+ * when the store does not answer, or not within its latency budget, this process's own counter decides
+ * instead (a budget per instance for that while, never a request refused for the outage).
  */
-function budget(limit: number, windowMs: number, shared: RateCounter | undefined, clock: () => Date): Budget {
+function budget(limit: number, windowMs: number, settings: RateLimitSettings, clock: () => Date): Budget {
   const local = new FixedWindowLimiter(limit, windowMs, () => clock().getTime());
-  if (!shared) return (key) => local.hit(key);
-  return async (key) => {
-    const now = clock();
-    try {
-      const { count, resetAt } = await shared.hit(key, windowMs, now);
-      return count > limit ? Math.max(1, Math.ceil((resetAt.getTime() - now.getTime()) / 1000)) : 0;
-    } catch {
-      return local.hit(key);
-    }
-  };
+  if (!settings.shared) return (key) => local.hit(key);
+  const sharedBudget = new SharedBudget(settings.shared, { limit, windowMs, clock, local: (key) => local.hit(key), latencyBudgetMs: settings.sharedLatencyBudgetMs });
+  return (key) => sharedBudget.hit(key);
 }
 
 /**
@@ -76,8 +67,8 @@ export function rateLimits(
   refuse: (error: RateLimitedError) => RequestHandler,
   clock: () => Date = () => new Date(),
 ): RequestHandler {
-  const perMinute = settings.perMinute > 0 ? budget(settings.perMinute, 60_000, settings.shared, clock) : null;
-  const registrations = settings.registrationsPerHour > 0 ? budget(settings.registrationsPerHour, 3_600_000, settings.shared, clock) : null;
+  const perMinute = settings.perMinute > 0 ? budget(settings.perMinute, 60_000, settings, clock) : null;
+  const registrations = settings.registrationsPerHour > 0 ? budget(settings.registrationsPerHour, 3_600_000, settings, clock) : null;
   const isRegistration = (req: Request) => req.method === 'POST' && req.path.replace(/\/+$/, '') === '/api/auth/register';
   return (req, res, next) => {
     if (HEALTH.has(req.path)) return next();

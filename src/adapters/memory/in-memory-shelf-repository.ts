@@ -2,14 +2,14 @@ import { bookNotFound, shelfNameTaken, shelfNotFound } from '../../domain/error-
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
-import { shelfNameKey } from '../../domain/shelf-rules.js';
+import { SHELF_BOOKS_MAX, shelfFull, shelfNameKey } from '../../domain/shelf-rules.js';
 import type { ShelfDetailsPatch, ShelfRepository, Slice } from '../../application/ports.js';
 import type { ShelfRecord } from './memory-database.js';
 import { compareText, copy, MemoryDatabase } from './memory-database.js';
 
 /** ShelfRepository over process memory; membership keeps insertion order and checks that books exist. */
 export class InMemoryShelfRepository implements ShelfRepository {
-  constructor(private readonly db: MemoryDatabase = new MemoryDatabase()) {}
+  constructor(private readonly db: MemoryDatabase = new MemoryDatabase(), private readonly maxBooks = SHELF_BOOKS_MAX) {}
 
   async create(shelf: Shelf): Promise<void> {
     if (this.db.shelves.has(shelf.id)) throw new Error(`A shelf with id '${shelf.id}' already exists.`);
@@ -38,6 +38,7 @@ export class InMemoryShelfRepository implements ShelfRepository {
   async addBook(shelfId: string, bookId: string, updatedAt: Date): Promise<boolean> {
     const record = this.existing(shelfId);
     if (record.books.has(bookId)) return false;
+    if (record.books.size >= this.maxBooks) throw shelfFull(this.maxBooks);
     this.assertBooksExist([bookId]);
     record.books.add(bookId);
     this.touch(record, { ...record.shelf, updatedAt: copy(updatedAt) });

@@ -1,4 +1,4 @@
-import type { HousekeepingLease } from '../../application/ports.js';
+import type { HousekeepingLease, HousekeepingLeases } from '../../application/ports.js';
 
 /** The housekeeping lease of a store one process owns (memory, SQLite): held by one run at a time, never lost. */
 export class InProcessLease implements HousekeepingLease {
@@ -20,5 +20,16 @@ export class InProcessLease implements HousekeepingLease {
   /** Frees it for the next run. */
   async release(): Promise<void> {
     this.held = false;
+  }
+}
+
+/** One InProcessLease per housekeeping step. */
+export class InProcessLeases implements HousekeepingLeases {
+  private readonly leases = new Map<string, InProcessLease>();
+
+  forStep(step: string): InProcessLease {
+    let lease = this.leases.get(step);
+    if (!lease) this.leases.set(step, (lease = new InProcessLease()));
+    return lease;
   }
 }

@@ -1,5 +1,6 @@
 import type { HealthCheck } from '../../application/ports.js';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
+import type { StoreLimits } from '../../domain/shelf-rules.js';
 import { InMemoryApiKeyRepository } from './in-memory-api-key-repository.js';
 import { InMemoryBookDigestRepository } from './in-memory-book-digest-repository.js';
 import { InMemoryBookRepository } from './in-memory-book-repository.js';
@@ -41,14 +42,14 @@ export class InMemoryHealthCheck implements HealthCheck {
   }
 }
 
-export function createMemoryStore(): MemoryStore {
+export function createMemoryStore(limits: StoreLimits = {}): MemoryStore {
   const db = new MemoryDatabase();
   return {
     users: new InMemoryUserRepository(db),
     revocations: new InMemoryTokenRevocationRepository(db),
     throttle: new InMemoryLoginThrottleRepository(db),
     books: new InMemoryBookRepository(db),
-    shelves: new InMemoryShelfRepository(db),
+    shelves: new InMemoryShelfRepository(db, limits.shelfBooksMax),
     oneTimeCodes: new InMemoryOneTimeCodeRepository(db),
     apiKeys: new InMemoryApiKeyRepository(db),
     progress: new InMemoryProgressRepository(db),

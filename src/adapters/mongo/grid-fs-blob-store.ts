@@ -3,9 +3,11 @@ import { rm } from 'node:fs/promises';
 import { Readable } from 'node:stream';
 import { pipeline } from 'node:stream/promises';
 import { GridFSBucket, ObjectId } from 'mongodb';
-import type { Db, GridFSFile } from 'mongodb';
+import type { Collection, Db, Filter, GridFSFile } from 'mongodb';
 import type { BlobStore, ByteRange, StagedFile } from '../../application/ports.js';
 import { assertReadableSpans } from '../../domain/byte-range.js';
+import { rerunOnce } from './mongo-errors.js';
+import { QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 const KEY_PATTERN = /^[A-Za-z0-9._-]{1,128}$/;
 /** Documents per batch of a housekeeping cursor or range. */
@@ -20,16 +22,23 @@ function assertKey(key: string): void {
 /**
  * Book files and covers in GridFS (bucket `fs`), the key as file name. An upload streams chunk by
  * chunk; its `fs.files` document is written only once every chunk is in, so a reader sees the old
- * file or the whole new one. Older files under the same name are removed after the new one is complete.
+ * file or the whole new one. Files older than the new one under the same name are removed after it
+ * is complete (a newer one, another upload finishing first, is left alone). A file is deleted by its
+ * `fs.files` document (one retryable delete), then its chunks (a delete by filter, run again once after
+ * a failover; chunks a crash leaves are the orphan sweep's). Every read carries maxTimeMS.
  */
 export class GridFsBlobStore implements BlobStore {
   private readonly bucket: GridFSBucket;
   private readonly files: string;
+  private readonly fileDocuments: Collection<GridFSFile>;
+  private readonly chunks: Collection<{ files_id: ObjectId; n: number }>;
 
   constructor(private readonly db: Db, options: { bucketName?: string } = {}) {
     const bucketName = options.bucketName ?? 'fs';
     this.bucket = new GridFSBucket(db, { bucketName });
     this.files = `${bucketName}.files`;
+    this.fileDocuments = db.collection<GridFSFile>(this.files);
+    this.chunks = db.collection(`${bucketName}.chunks`);
   }
 
   async putStaged(key: string, file: StagedFile): Promise<void> {
@@ -79,7 +88,7 @@ export class GridFsBlobStore implements BlobStore {
 
   async delete(key: string): Promise<void> {
     assertKey(key);
-    for (const file of await this.bucket.find({ filename: key }).toArray()) await this.deleteFile(file._id);
+    await this.deleteFiles({ filename: key });
   }
 
   /**
@@ -113,7 +122,7 @@ export class GridFsBlobStore implements BlobStore {
    * range's file ids up in one bounded `$in`: no command or set grows with the library.
    */
   async removeOrphanChunks(graceMs = 60 * 60 * 1000, now: Date = new Date()): Promise<number> {
-    const chunks = this.db.collection<{ files_id: ObjectId; n: number }>(this.files.replace(/\.files$/, '.chunks'));
+    const { chunks } = this;
     const cutoff = now.getTime() - graceMs;
     let after: ObjectId | null = null;
     let removed = 0;
@@ -128,7 +137,7 @@ export class GridFsBlobStore implements BlobStore {
       after = ids[ids.length - 1] as ObjectId;
       const known = new Set((await this.bucket.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((f) => String(f._id)));
       const orphans = ids.filter((id) => !known.has(String(id)) && (!(id instanceof ObjectId) || id.getTimestamp().getTime() <= cutoff));
-      if (orphans.length > 0) removed += (await chunks.deleteMany({ files_id: { $in: orphans } })).deletedCount;
+      if (orphans.length > 0) removed += (await rerunOnce(() => chunks.deleteMany({ files_id: { $in: orphans } }))).deletedCount;
     }
   }
 
@@ -141,20 +150,24 @@ export class GridFsBlobStore implements BlobStore {
       await upload.abort().catch(() => undefined);
       throw error;
     }
-    const older = await this.bucket.find({ filename: key, _id: { $ne: upload.id } }, { projection: { _id: 1 } }).toArray();
-    for (const file of older) await this.deleteFile(file._id);
+    const mine = upload.gridFSFile;
+    if (!mine) return;
+    // Older in the order `latest` reads (upload date, then id): a file another upload completed after this one stays.
+    await this.deleteFiles({ filename: key, $or: [{ uploadDate: { $lt: mine.uploadDate } }, { uploadDate: mine.uploadDate, _id: { $lt: mine._id } }] });
   }
 
   private async latest(key: string): Promise<GridFSFile | null> {
-    const [file] = await this.bucket.find({ filename: key }).sort({ uploadDate: -1, _id: -1 }).limit(1).toArray();
+    // index: filename_1_uploadDate_1
+    const [file] = await this.bucket.find({ filename: key }, { maxTimeMS: QUERY_MAX_TIME_MS }).sort({ uploadDate: -1, _id: -1 }).limit(1).toArray();
     return file ?? null;
   }
 
-  private async deleteFile(id: ObjectId): Promise<void> {
-    try {
-      await this.bucket.delete(id);
-    } catch (error) {
-      if (!(error instanceof Error && /not found/i.test(error.message))) throw error;
+  /** Deletes the matching files: each `fs.files` document (retryable), then its chunks (run again once after a failover). */
+  private async deleteFiles(filter: Filter<GridFSFile>): Promise<void> {
+    const files = await this.fileDocuments.find(filter, { projection: { _id: 1 }, maxTimeMS: QUERY_MAX_TIME_MS }).toArray();
+    for (const { _id: id } of files) {
+      await this.fileDocuments.deleteOne({ _id: id });
+      await rerunOnce(() => this.chunks.deleteMany({ files_id: id }));
     }
   }
 }

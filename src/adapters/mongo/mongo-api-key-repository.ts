@@ -5,6 +5,10 @@ import { apiKeyExists } from '../../domain/error-catalogue.js';
 import { offsetOf, type PageRequest } from '../../domain/page.js';
 import type { Permission } from '../../domain/permissions.js';
 import { isDuplicateKey } from './mongo-database.js';
+import { rerunOnce } from './mongo-errors.js';
+import { QUERY_MAX_TIME_MS } from './mongo-transactions.js';
+
+const limited = { maxTimeMS: QUERY_MAX_TIME_MS };
 
 interface ApiKeyDocument {
   _id: string;
@@ -41,15 +45,15 @@ export class MongoApiKeyRepository implements ApiKeyRepository {
   }
 
   async findByLookup(lookup: string): Promise<ApiKey | null> {
-    const found = await this.keys.findOne({ lookup: String(lookup) });
+    const found = await this.keys.findOne({ lookup: String(lookup) }, limited);
     return found ? keyOf(found) : null;
   }
 
   async listByOwner(ownerId: string, page: PageRequest): Promise<Slice<ApiKey>> {
     const filter = { ownerId: String(ownerId) };
     const [documents, total] = await Promise.all([
-      this.keys.find(filter).sort({ createdAt: -1, _id: 1 }).skip(offsetOf(page)).limit(page.pageSize).toArray(),
-      this.keys.countDocuments(filter),
+      this.keys.find(filter, limited).sort({ createdAt: -1, _id: 1 }).skip(offsetOf(page)).limit(page.pageSize).toArray(),
+      this.keys.countDocuments(filter, limited),
     ]);
     return { items: documents.map(keyOf), total };
   }
@@ -67,7 +71,8 @@ export class MongoApiKeyRepository implements ApiKeyRepository {
     return result.modifiedCount > 0;
   }
 
+  /** By index api_keys_owner; run again once after a failover (idempotent, not a retryable write: a rerun counts what the first attempt left). */
   async deleteForUser(ownerId: string): Promise<number> {
-    return (await this.keys.deleteMany({ ownerId: String(ownerId) })).deletedCount;
+    return (await rerunOnce(() => this.keys.deleteMany({ ownerId: String(ownerId) }))).deletedCount;
   }
 }

@@ -41,6 +41,8 @@ export interface BookDocument {
   shelvings?: number;
   /** Bumped by every metadata write, which compares it first; absent on books stored before it existed. */
   version?: number;
+  /** Set at upload until the book's KOReader digests are stored (index books_digests_pending). */
+  digestsPending?: true;
 }
 
 export function toBookDocument(book: Book): BookDocument {

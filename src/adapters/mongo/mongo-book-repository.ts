@@ -7,9 +7,10 @@ import type { BookRepository, Slice } from '../../application/ports.js';
 import type { BookDocument } from './mongo-book-documents.js';
 import { metadataFields, olderGrams, toBook, toBookDocument } from './mongo-book-documents.js';
 import { progressCollection, type ProgressDocument } from './mongo-progress-repository.js';
-import { readerProgress, readOrderedPage, statusFilter } from './mongo-reading-search.js';
-import { isUnfiltered, reversed, searchPlan, type GramCoverage } from './mongo-book-search.js';
-import { inTransaction, isDuplicateKeyOn, QUERY_MAX_TIME_MS, rethrowTimeLimit } from './mongo-transactions.js';
+import { READING_BATCH, readingPage } from './mongo-reading-search.js';
+import { candidateGrams, isUnfiltered, reversed, searchPlan, type GramCoverage } from './mongo-book-search.js';
+import { GramFrequencies } from './mongo-gram-frequencies.js';
+import { inTransaction, isDuplicateKeyOn, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 const limited = { maxTimeMS: QUERY_MAX_TIME_MS };
 
@@ -22,15 +23,19 @@ export class MongoBookRepository implements BookRepository {
   private readonly members: Collection<{ _id: string; shelfId: string; bookId: string }>;
   private readonly progress: Collection<ProgressDocument>;
   private coverage: GramCoverage = 'none';
+  private readonly frequencies: GramFrequencies;
 
-  constructor(private readonly db: Db) {
+  /** `readingBatch`: how many of a reader's records one round trip of a `status` or `read` search handles (smaller in tests). */
+  constructor(private readonly db: Db, private readonly readingBatch = READING_BATCH) {
     this.books = db.collection<BookDocument>('books');
     this.members = db.collection('shelf_books');
     this.progress = progressCollection(db);
+    this.frequencies = new GramFrequencies(this.books);
   }
 
   async create(book: Book): Promise<void> {
-    await this.books.insertOne(toBookDocument(book)).catch((e: unknown) => this.rethrow(e, book));
+    // Marked until its KOReader digests are stored (the digest backfill's list: MongoBookDigestRepository).
+    await this.books.insertOne({ ...toBookDocument(book), digestsPending: true }).catch((e: unknown) => this.rethrow(e, book));
   }
 
   /**
@@ -88,31 +93,25 @@ export class MongoBookRepository implements BookRepository {
   }
 
   /**
-   * Index: the plan's (searchPlan). `status` and the `read` sort first fetch the caller's records from
-   * `progress` (see mongo-reading-search). An unfiltered total comes from the collection's metadata. A deep
-   * page is read from whichever end of the order is nearer, so no query skips more than half the matches.
+   * Index: the plan's (searchPlan). `status` and the `read` sort walk the caller's records batch by
+   * batch (mongo-reading-search). An unfiltered total comes from the collection's metadata. A deep page
+   * is read from whichever end of the order is nearer, so no query skips more than half the matches.
    */
   async search(query: BookQuery): Promise<Slice<Book>> {
-    return this.searchPage(query).catch(rethrowTimeLimit);
-  }
-
-  private async searchPage(query: BookQuery): Promise<Slice<Book>> {
-    const reading = query.status !== undefined || query.sort.field === 'read';
-    const rows = reading ? await readerProgress(this.progress, query.reader) : [];
-    const plan = searchPlan(query, query.q === undefined ? 'all' : await this.gramCoverage());
-    const filter = { ...plan.filter, ...statusFilter(query, rows) };
-    if (query.sort.field === 'read') return readOrderedPage(this.books, query, filter, rows);
-    const { sort } = plan;
+    const coverage = query.q === undefined ? 'all' : await this.gramCoverage();
+    const grams = candidateGrams(query, coverage);
+    const rarest = grams ? await this.frequencies.rarest(grams) : null;
+    const { filter, sort } = searchPlan(query, coverage, (all) => rarest ?? (all[0] as string));
+    const counted = () => (isUnfiltered(filter) ? this.books.estimatedDocumentCount(limited) : this.books.countDocuments(filter, limited));
+    if (query.status !== undefined || query.sort.field === 'read') {
+      return readingPage({ books: this.books, progress: this.progress, batch: this.readingBatch }, query, filter, sort, counted);
+    }
     const offset = offsetOf(query);
-    const counted = isUnfiltered(filter)
-      ? this.books.estimatedDocumentCount(limited)
-      : this.books.countDocuments(filter, limited);
     if (offset === 0) {
-      const [documents, total] = await Promise.all([
-        this.books.find(filter, limited).sort(sort).limit(query.pageSize).toArray(), counted]);
+      const [documents, total] = await Promise.all([this.books.find(filter, limited).sort(sort).limit(query.pageSize).toArray(), counted()]);
       return { items: documents.map(toBook), total };
     }
-    const total = await counted;
+    const total = await counted();
     if (offset >= total) return { items: [], total };
     const fromEnd = total - offset - query.pageSize;
     if (offset <= fromEnd) {

@@ -1,6 +1,6 @@
 import type { Filter, Sort } from 'mongodb';
 import { BOOK_QUERY_MAX_LENGTH, type BookQuery, type BookSort } from '../../domain/book.js';
-import { queryGrams, shortQueryGram } from '../../domain/book-search-grams.js';
+import { queryGrams, SEARCH_GRAM_LENGTH, shortQueryGram } from '../../domain/book-search-grams.js';
 import type { BookDocument } from './mongo-book-documents.js';
 import { escapeRegex } from './mongo-database.js';
 
@@ -48,40 +48,63 @@ export interface SearchPlan {
  */
 export type GramCoverage = 'all' | 'three' | 'none';
 
+/** Picks the one gram of a long `q` the index is sent (the rarest: see GramFrequencies); the first when not given. */
+export type GramChoice = (grams: readonly string[]) => string;
+
+/** The lower-cased, length-capped `q` a plan searches for. */
+export const searchedText = (q: string): string => String(q).slice(0, MAX_QUERY_LENGTH).toLowerCase();
+
+/** The three-character grams of a long `q` the index could be sent, or null when one gram (or none) answers it alone. */
+export function candidateGrams(query: BookQuery, grams: GramCoverage): string[] | null {
+  if (!query.q || grams === 'none') return null;
+  const text = searchedText(query.q);
+  const tokens = queryGrams(text);
+  return tokens && Array.from(text).length > SEARCH_GRAM_LENGTH ? tokens : null;
+}
+
 /**
  * Every value is a string built here from the parsed query; user text only ever reaches `$regex` escaped.
- * A `q` of one or two characters is one equality on the grams once every book has its short runs; a
- * longer one needs all its three-character grams, then the substring. Whatever the grams cannot answer
- * yet (an upgrade's backfill still running) or at all (a `q` holding the field separator) matches the
- * search text alone, reading every search text within maxTimeMS, so a book not yet migrated is still found.
+ * A `q` the stored runs hold exactly (one to three characters once every book has every run, three
+ * before) is one equality on the grams. A longer one sends the index its one rarest gram (`choose`)
+ * and the substring (`$regex` on `searchText`) settles it: every longer `q` has the same shape, so
+ * long queries add no plan-cache entries. An author or tag filter walks its own index in the sort's
+ * order (`books_by_author_*`, `books_by_tag_*`) and stops after `skip + limit`. Whatever the grams
+ * cannot answer yet (an upgrade's backfill still running) or at all (a `q` holding the field
+ * separator) matches the search text alone, within maxTimeMS, so a book not yet migrated is still found.
  */
-export function searchPlan(query: BookQuery, grams: GramCoverage = 'all'): SearchPlan {
+export function searchPlan(query: BookQuery, grams: GramCoverage = 'all', choose: GramChoice = (all) => all[0] as string): SearchPlan {
   const filter: Filter<BookDocument> = {};
   let selectiveIndex: string | null = null;
-  const pick = (index: string) => { selectiveIndex ??= index; };
   if (query.q) {
-    const q = String(query.q).slice(0, MAX_QUERY_LENGTH).toLowerCase();
-    const run = grams === 'all' ? shortQueryGram(q) : null;
-    const tokens = grams === 'none' ? null : queryGrams(q);
-    if (run !== null) filter.searchTokens = run;
-    else if (tokens) filter.searchTokens = { $all: tokens };
-    if (run !== null || tokens) pick('books_search_tokens');
-    if (run === null) filter.searchText = { $regex: escapeRegex(q) };
+    const q = searchedText(query.q);
+    const exact = grams === 'all' ? shortQueryGram(q) ?? wholeGram(q) : grams === 'three' ? wholeGram(q) : null;
+    const long = exact === null ? candidateGrams(query, grams) : null;
+    if (exact !== null) filter.searchTokens = exact;
+    else if (long) filter.searchTokens = choose(long);
+    if (exact === null) filter.searchText = { $regex: escapeRegex(q) };
+    if (filter.searchTokens !== undefined) selectiveIndex = 'books_search_tokens';
   }
+  const sortIndex = SORT_INDEX[indexedSort(query.sort)](query.sort.descending);
+  const sort = SORTS[indexedSort(query.sort)](query.sort.descending ? -1 : 1);
+  if (query.format !== undefined) filter.format = String(query.format) as BookDocument['format'];
+  let ordered: string | null = query.format !== undefined ? `books_format_${sortIndex}` : `books_${sortIndex}`;
   if (query.author !== undefined) {
     filter.authorKeys = String(query.author).toLowerCase();
-    pick('books_author_keys');
+    ordered = `books_by_author_${sortIndex}`;
   }
   if (query.tag !== undefined) {
     filter.tagKeys = String(query.tag).toLowerCase();
-    pick('books_tag_keys');
+    if (query.author === undefined) ordered = `books_by_tag_${sortIndex}`;
   }
-  const sortIndex = SORT_INDEX[indexedSort(query.sort)](query.sort.descending);
-  if (query.format !== undefined) filter.format = String(query.format) as BookDocument['format'];
-  const sort = SORTS[indexedSort(query.sort)](query.sort.descending ? -1 : 1);
-  if (selectiveIndex !== null) return { filter, sort, index: selectiveIndex, inMemorySort: true };
-  const index = query.format !== undefined ? `books_format_${sortIndex}` : `books_${sortIndex}`;
-  return { filter, sort, index, inMemorySort: false };
+  if (query.author === undefined && query.tag === undefined && selectiveIndex !== null) ordered = null;
+  if (ordered !== null) return { filter, sort, index: ordered, inMemorySort: false };
+  return { filter, sort, index: selectiveIndex as string, inMemorySort: true };
+}
+
+/** A `q` of exactly three characters is itself one stored run. */
+function wholeGram(q: string): string | null {
+  const tokens = queryGrams(q);
+  return tokens !== null && tokens.length === 1 && tokens[0] === q ? q : null;
 }
 
 /** The same order backwards, for reading a deep page from the far end. */

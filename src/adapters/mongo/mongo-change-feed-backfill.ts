@@ -1,6 +1,7 @@
 import type { Db, Document } from 'mongodb';
 import { memberChange, progressChange, shelfChange, type ChangeRecord } from '../../domain/change-feed.js';
 import type { MongoChangeFeed } from './mongo-change-feed.js';
+import { QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 const BATCH = 500;
 
@@ -22,7 +23,7 @@ async function walk(db: Db, feed: MongoChangeFeed, collection: string, change: (
   let after: string | null = null;
   for (;;) {
     const filter: Document = after === null ? {} : { _id: { $gt: after } };
-    const batch = await db.collection<{ _id: string }>(collection).find(filter).sort({ _id: 1 }).limit(BATCH).toArray();
+    const batch = await db.collection<{ _id: string }>(collection).find(filter, { maxTimeMS: QUERY_MAX_TIME_MS }).sort({ _id: 1 }).limit(BATCH).toArray();
     if (batch.length === 0) return added;
     const missing = await feed.untracked(batch.map(change));
     await feed.record(missing, new Date());

@@ -1,7 +1,8 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
 import type { ChangeFeedRepository } from '../../application/ports.js';
 import type { Change, ChangeKind, ChangeRecord } from '../../domain/change-feed.js';
-import { inTransaction } from './mongo-transactions.js';
+import { rerunOnce } from './mongo-errors.js';
+import { inTransaction, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 /** One entity's latest change: `_id` is `[kind, entityId]` as JSON. */
 interface ChangeDocument {
@@ -25,11 +26,13 @@ const COUNTER_ID = 'change_feed';
 const changeId = (kind: ChangeKind, entityId: string): string => JSON.stringify([kind, String(entityId)]);
 const changeOf = ({ _id: _ignored, ...rest }: ChangeDocument): Change => rest;
 const BATCH = 500;
+const limited = { maxTimeMS: QUERY_MAX_TIME_MS };
 
 /**
  * ChangeFeedRepository on MongoDB (`change_feed`, its counter in `change_feed_counter`). Each record runs
  * in one transaction that first increments the counter: a second writer conflicts on the counter
- * document until the first commits, so numbers follow commit order, as a reader needs.
+ * document until the first commits, so numbers follow commit order, as a reader needs. Every read
+ * carries maxTimeMS; the purge of old removals (a delete by filter) runs once more after a failover.
  */
 export class MongoChangeFeed implements ChangeFeedRepository {
   private readonly changes: Collection<ChangeDocument>;
@@ -49,7 +52,7 @@ export class MongoChangeFeed implements ChangeFeedRepository {
       for (const c of records) {
         seq += 1;
         const _id = changeId(c.kind, c.entityId);
-        const previous = await this.changes.findOne({ _id }, { session });
+        const previous = await this.changes.findOne({ _id }, { session, ...limited });
         const firstSeq = previous && !previous.removed ? previous.firstSeq : seq;
         await this.changes.replaceOne({ _id }, {
           seq, firstSeq, kind: c.kind, entityId: String(c.entityId), groupId: String(c.groupId), removed: c.removed,
@@ -60,13 +63,13 @@ export class MongoChangeFeed implements ChangeFeedRepository {
   }
 
   async since(kind: ChangeKind, groups: readonly string[], after: number, limit: number): Promise<Change[]> {
-    const found = await this.changes.find({ kind, groupId: { $in: groups.map(String) }, seq: { $gt: after } })
+    const found = await this.changes.find({ kind, groupId: { $in: groups.map(String) }, seq: { $gt: after } }, limited)
       .sort({ seq: 1 }).limit(limit).toArray();
     return found.map(changeOf);
   }
 
   async head(): Promise<number> {
-    return (await this.counter.findOne({ _id: COUNTER_ID }))?.seq ?? 0;
+    return (await this.counter.findOne({ _id: COUNTER_ID }, limited))?.seq ?? 0;
   }
 
   async untrackedBooks(afterId: string | null, limit: number): Promise<string[]> {
@@ -74,9 +77,9 @@ export class MongoChangeFeed implements ChangeFeedRepository {
     const untracked: string[] = [];
     let cursor = afterId ?? '';
     while (untracked.length < limit) {
-      const ids = (await books.find({ _id: { $gt: cursor } }, { projection: { _id: 1 } }).sort({ _id: 1 }).limit(BATCH).toArray()).map((b) => b._id);
+      const ids = (await books.find({ _id: { $gt: cursor } }, { projection: { _id: 1 }, ...limited }).sort({ _id: 1 }).limit(BATCH).toArray()).map((b) => b._id);
       if (ids.length === 0) break;
-      const tracked = new Set((await this.changes.find({ _id: { $in: ids.map((id) => changeId('book', id)) } }, { projection: { entityId: 1 } })
+      const tracked = new Set((await this.changes.find({ _id: { $in: ids.map((id) => changeId('book', id)) } }, { projection: { entityId: 1 }, ...limited })
         .toArray()).map((c) => c.entityId));
       untracked.push(...ids.filter((id) => !tracked.has(id)));
       cursor = ids.at(-1)!;
@@ -87,17 +90,17 @@ export class MongoChangeFeed implements ChangeFeedRepository {
   /** Those of these changes whose entity has no entry yet (the backfill's filter). */
   async untracked(changes: readonly ChangeRecord[]): Promise<ChangeRecord[]> {
     const ids = changes.map((c) => changeId(c.kind, c.entityId));
-    const found = new Set((await this.changes.find({ _id: { $in: ids } }, { projection: { _id: 1 } }).toArray()).map((d) => d._id));
+    const found = new Set((await this.changes.find({ _id: { $in: ids } }, { projection: { _id: 1 }, ...limited }).toArray()).map((d) => d._id));
     return changes.filter((_, i) => !found.has(ids[i]!));
   }
 
   async presentBooks(afterId: string | null, limit: number): Promise<string[]> {
-    const found = await this.changes.find({ kind: 'book', removed: false, entityId: { $gt: afterId ?? '' } }, { projection: { entityId: 1 } })
+    const found = await this.changes.find({ kind: 'book', removed: false, entityId: { $gt: afterId ?? '' } }, { projection: { entityId: 1 }, ...limited })
       .sort({ entityId: 1 }).limit(limit).toArray();
     return found.map((c) => c.entityId);
   }
 
   async purgeRemovedBefore(before: Date): Promise<number> {
-    return (await this.changes.deleteMany({ removed: true, changedAt: { $lt: before } })).deletedCount;
+    return (await rerunOnce(() => this.changes.deleteMany({ removed: true, changedAt: { $lt: before } }))).deletedCount;
   }
 }

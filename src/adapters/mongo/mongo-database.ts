@@ -1,6 +1,5 @@
 import { MongoClient } from 'mongodb';
-import type { MongoServerError } from 'mongodb';
-import type { Db, Document, IndexDescription } from 'mongodb';
+import type { Db, Document, IndexDescription, MongoClientOptions, MongoServerError } from 'mongodb';
 import { ConflictError } from '../../domain/errors.js';
 import { LIBRARY_INDEXES } from './mongo-library-indexes.js';
 import { BOOK_DIGEST_INDEXES } from './mongo-book-digest-repository.js';
@@ -8,8 +7,8 @@ import { PROGRESS_INDEXES } from './mongo-progress-indexes.js';
 import { SYNC_DOCUMENT_INDEXES } from './mongo-sync-document-indexes.js';
 import { CHANGE_FEED_INDEXES } from './mongo-change-feed.js';
 import { KOBO_ARCHIVED_INDEXES, KOBO_DEVICE_INDEXES } from './mongo-kobo-device-repository.js';
-import { HOUSEKEEPING_INDEXES, SCHEMA_VERSION } from './mongo-housekeeping-indexes.js';
-import { duplicateKeyReport } from './mongo-transactions.js';
+import { HOUSEKEEPING_INDEXES } from './mongo-housekeeping-indexes.js';
+import { duplicateKeyReport, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 /** The collections of one Stacks database and their indexes (created at start, idempotently). */
 export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
@@ -40,6 +39,12 @@ export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
 export const MAJORITY_WRITE_TIMEOUT_MS = 10_000;
 /** How long one operation may wait on its socket before the driver gives up on it. */
 export const SOCKET_TIMEOUT_MS = 30_000;
+/**
+ * How long an operation may wait for a pooled connection (`waitQueueTimeoutMS`) when every one of the
+ * pool's `maxPoolSize` connections is busy, before it fails with a wait-queue timeout (503); the URL's
+ * own `waitQueueTimeoutMS` takes precedence. The driver's default, 0, waits for ever.
+ */
+export const WAIT_QUEUE_TIMEOUT_MS = 2_000;
 
 /** The store is unusable as configured (a standalone server, a newer schema); start-up stops with this message. */
 export class MongoDeploymentError extends Error {}
@@ -56,28 +61,43 @@ export function assertReplicaSet(hello: Document): void {
   );
 }
 
+/** The client options Stacks sets; `socketTimeoutMS` differs for the maintenance client (index builds, backfills). */
+function clientOptions(url: string, socketTimeoutMS: number, serverSelectionTimeoutMS: number): MongoClientOptions {
+  const query = new URLSearchParams(url.includes('?') ? url.slice(url.indexOf('?') + 1) : '');
+  const has = (option: string) => [...query.keys()].some((key) => key.toLowerCase() === option.toLowerCase());
+  return {
+    writeConcern: { w: 'majority', wtimeoutMS: MAJORITY_WRITE_TIMEOUT_MS },
+    readConcern: { level: 'majority' },
+    retryWrites: true,
+    retryReads: true,
+    serverSelectionTimeoutMS,
+    socketTimeoutMS,
+    ...(has('waitQueueTimeoutMS') ? {} : { waitQueueTimeoutMS: WAIT_QUEUE_TIMEOUT_MS }),
+    appName: 'stacks',
+  };
+}
+
 /**
  * One MongoClient with majority write (bounded by wtimeout) and read concerns and retryable writes;
  * every document keeps the domain id (a string) as `_id`. The driver in use ignores `timeoutMS`, so
- * each operation is bounded by `socketTimeoutMS`, the write concern's `wtimeoutMS` and `maxTimeMS`.
+ * each operation is bounded by `socketTimeoutMS`, the write concern's `wtimeoutMS`, `maxTimeMS` on
+ * reads and `waitQueueTimeoutMS` on pool waits. Housekeeping gets a second client without a socket
+ * timeout (an index build on a large collection outlasts 30 s), opened on first use.
  */
 export class MongoDatabase {
+  private maintenanceClient: Promise<MongoClient> | undefined;
+
   private constructor(
     readonly client: MongoClient,
     readonly db: Db,
+    private readonly url: string,
+    private readonly serverSelectionTimeoutMS: number,
   ) {}
 
   /** Connects and refuses anything but a replica set; the database name comes from the URL path. */
   static async connect(url: string, options: { serverSelectionTimeoutMS?: number } = {}): Promise<MongoDatabase> {
-    const client = new MongoClient(url, {
-      writeConcern: { w: 'majority', wtimeoutMS: MAJORITY_WRITE_TIMEOUT_MS },
-      readConcern: { level: 'majority' },
-      retryWrites: true,
-      retryReads: true,
-      serverSelectionTimeoutMS: options.serverSelectionTimeoutMS ?? 10_000,
-      socketTimeoutMS: SOCKET_TIMEOUT_MS,
-      appName: 'stacks',
-    });
+    const selection = options.serverSelectionTimeoutMS ?? 10_000;
+    const client = new MongoClient(url, clientOptions(url, SOCKET_TIMEOUT_MS, selection));
     await client.connect();
     try {
       assertReplicaSet(await client.db('admin').command({ hello: 1 }));
@@ -85,26 +105,19 @@ export class MongoDatabase {
       await client.close();
       throw error;
     }
-    return new MongoDatabase(client, client.db());
+    return new MongoDatabase(client, client.db(), url, selection);
   }
 
-  /** Creates every collection's indexes and records the schema version; safe to run on every start by every instance. */
-  async ensureIndexes(): Promise<void> {
-    for (const [name, indexes] of Object.entries({ ...MONGO_INDEXES, ...HOUSEKEEPING_INDEXES })) {
-      if (indexes.length > 0) await this.db.collection(name).createIndexes(indexes);
-    }
-    const meta = this.db.collection<{ _id: string; version: number }>('stacks_meta');
-    await meta.updateOne({ _id: 'schema' }, { $max: { version: SCHEMA_VERSION } }, { upsert: true }).catch((error: unknown) => {
-      if (!isDuplicateId(error, 'schema')) throw error; // another instance created the record first
-    });
-    const stored = await meta.findOne({ _id: 'schema' });
-    if (stored && stored.version > SCHEMA_VERSION) {
-      throw new MongoDeploymentError(`the database holds schema version ${stored.version}, newer than this Stacks (${SCHEMA_VERSION}): upgrade Stacks`);
-    }
+  /** The same database through the maintenance client: no socket timeout, for housekeeping's long commands. */
+  async maintenance(): Promise<Db> {
+    this.maintenanceClient ??= new MongoClient(this.url, clientOptions(this.url, 0, this.serverSelectionTimeoutMS)).connect();
+    return (await this.maintenanceClient).db();
   }
 
   async close(): Promise<void> {
-    await this.client.close();
+    const maintenance = this.maintenanceClient;
+    this.maintenanceClient = undefined;
+    await Promise.all([this.client.close(), maintenance?.then((c) => c.close(), () => undefined)]);
   }
 }
 
@@ -155,11 +168,14 @@ export function conflictOrSame(error: unknown, byIndex: Readonly<Record<string, 
 }
 
 /**
- * Read options for the read that follows a duplicate key: the winner's write is on the primary but may
- * not be majority-committed yet, so a majority read (a snapshot at the majority commit point) can miss it;
- * a local read on the primary sees every write the primary applied, the winner included.
+ * Read options for a read that must see every write the current primary applied: the read that follows
+ * a duplicate key (the winner's write is on the primary but may not be majority-committed yet, and a
+ * majority read, a snapshot at the majority commit point, can miss it), and the token checks
+ * (revocation, token version): a logout acknowledged by a majority is on any primary elected after it,
+ * but right after an election the new primary's majority snapshot can still predate it. A local read on
+ * the primary sees it; what it may also see, a write later rolled back, only ever refuses a token.
  */
-export const READ_AFTER_DUPLICATE_KEY = { readPreference: 'primary', readConcern: { level: 'local' } } as const;
+export const READ_LATEST_ON_PRIMARY = { readPreference: 'primary', readConcern: { level: 'local' }, maxTimeMS: QUERY_MAX_TIME_MS } as const;
 
 /** Escapes every regular-expression metacharacter so user text matches literally; a NUL (which the server refuses in a pattern) as `\x00`. */
 export function escapeRegex(text: string): string {

@@ -3,7 +3,8 @@ import type { KoboDeviceRepository, Slice } from '../../application/ports.js';
 import { koboDeviceExists } from '../../domain/error-catalogue.js';
 import type { KoboDevice } from '../../domain/kobo-device.js';
 import { offsetOf, type PageRequest } from '../../domain/page.js';
-import { duplicateKeyReport } from './mongo-transactions.js';
+import { rerunOnce } from './mongo-errors.js';
+import { duplicateKeyReport, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 interface DeviceDocument {
   _id: string;
@@ -30,9 +31,13 @@ export const KOBO_DEVICE_INDEXES: IndexDescription[] = [
 export const KOBO_ARCHIVED_INDEXES: IndexDescription[] = [{ key: { deviceId: 1, bookId: 1 }, name: 'kobo_archived_device' }];
 
 const deviceOf = ({ _id, ...rest }: DeviceDocument): KoboDevice => ({ id: _id, ...rest, shelfIds: [...rest.shelfIds] });
+const limited = { maxTimeMS: QUERY_MAX_TIME_MS };
 const archivedId = (deviceId: string, bookId: string): string => JSON.stringify([String(deviceId), String(bookId)]);
 
-/** KoboDeviceRepository on MongoDB (`kobo_devices`, `kobo_archived`). */
+/**
+ * KoboDeviceRepository on MongoDB (`kobo_devices`, `kobo_archived`). Every read carries maxTimeMS; the
+ * deletes by filter (not retryable writes) run once more after a failover (rerunOnce): each is idempotent.
+ */
 export class MongoKoboDeviceRepository implements KoboDeviceRepository {
   private readonly devices: Collection<DeviceDocument>;
   private readonly archived: Collection<ArchivedDocument>;
@@ -52,22 +57,22 @@ export class MongoKoboDeviceRepository implements KoboDeviceRepository {
   }
 
   async findByLookup(lookup: string): Promise<KoboDevice | null> {
-    const found = await this.devices.findOne({ lookup: String(lookup) });
+    const found = await this.devices.findOne({ lookup: String(lookup) }, limited);
     return found ? deviceOf(found) : null;
   }
 
   async listByOwner(ownerId: string, page: PageRequest): Promise<Slice<KoboDevice>> {
     const filter = { ownerId: String(ownerId) };
     const [documents, total] = await Promise.all([
-      this.devices.find(filter).sort({ createdAt: -1, _id: 1 }).skip(offsetOf(page)).limit(page.pageSize).toArray(),
-      this.devices.countDocuments(filter),
+      this.devices.find(filter, limited).sort({ createdAt: -1, _id: 1 }).skip(offsetOf(page)).limit(page.pageSize).toArray(),
+      this.devices.countDocuments(filter, limited),
     ]);
     return { items: documents.map(deviceOf), total };
   }
 
   async revoke(ownerId: string, id: string): Promise<boolean> {
     const deleted = (await this.devices.deleteOne({ _id: String(id), ownerId: String(ownerId) })).deletedCount > 0;
-    if (deleted) await this.archived.deleteMany({ deviceId: String(id) });
+    if (deleted) await rerunOnce(() => this.archived.deleteMany({ deviceId: String(id) }));
     return deleted;
   }
 
@@ -81,9 +86,9 @@ export class MongoKoboDeviceRepository implements KoboDeviceRepository {
   }
 
   async deleteForUser(ownerId: string): Promise<number> {
-    const ids = (await this.devices.find({ ownerId: String(ownerId) }, { projection: { _id: 1 } }).toArray()).map((d) => d._id);
-    const deleted = (await this.devices.deleteMany({ ownerId: String(ownerId) })).deletedCount;
-    if (ids.length > 0) await this.archived.deleteMany({ deviceId: { $in: ids } });
+    const ids = (await this.devices.find({ ownerId: String(ownerId) }, { projection: { _id: 1 }, ...limited }).toArray()).map((d) => d._id);
+    const deleted = (await rerunOnce(() => this.devices.deleteMany({ ownerId: String(ownerId) }))).deletedCount;
+    if (ids.length > 0) await rerunOnce(() => this.archived.deleteMany({ deviceId: { $in: ids } }));
     return deleted;
   }
 
@@ -95,7 +100,7 @@ export class MongoKoboDeviceRepository implements KoboDeviceRepository {
 
   async archivedAmong(deviceId: string, bookIds: readonly string[]): Promise<ReadonlySet<string>> {
     if (bookIds.length === 0) return new Set();
-    const found = await this.archived.find({ _id: { $in: bookIds.map((b) => archivedId(deviceId, b)) } }).toArray();
+    const found = await this.archived.find({ _id: { $in: bookIds.map((b) => archivedId(deviceId, b)) } }, limited).toArray();
     return new Set(found.map((d) => d.bookId));
   }
 }

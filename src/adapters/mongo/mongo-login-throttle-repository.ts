@@ -5,7 +5,8 @@ import type { LoginThrottleRepository } from '../../application/ports.js';
 import { throttleBusy } from '../../domain/error-catalogue.js';
 import type { ThrottleCounter, ThrottlePolicy } from '../../domain/login-throttle.js';
 import { reserveAttempt } from '../../domain/login-throttle.js';
-import { isDuplicateId, READ_AFTER_DUPLICATE_KEY } from './mongo-database.js';
+import { isDuplicateId, READ_LATEST_ON_PRIMARY } from './mongo-database.js';
+import { QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 interface ThrottleDocument {
   _id: string;
@@ -43,7 +44,7 @@ export class MongoLoginThrottleRepository implements LoginThrottleRepository {
   }
 
   async get(key: string): Promise<ThrottleCounter | null> {
-    return toCounter(await this.throttles.findOne({ _id: String(key) }));
+    return toCounter(await this.throttles.findOne({ _id: String(key) }, { maxTimeMS: QUERY_MAX_TIME_MS }));
   }
 
   async reserve(key: string, now: Date, policy: ThrottlePolicy): Promise<number> {
@@ -52,7 +53,7 @@ export class MongoLoginThrottleRepository implements LoginThrottleRepository {
       if (round > 0) await sleep(Math.random() * Math.min(MAX_BACKOFF_MS, 2 ** round));
       if (await this.countWithinWindow(id, now, policy)) return 0;
       // A round lost to an insert must see the winner: a local read on the primary does (a majority snapshot may not yet).
-      const current = await this.throttles.findOne({ _id: id }, READ_AFTER_DUPLICATE_KEY);
+      const current = await this.throttles.findOne({ _id: id }, READ_LATEST_ON_PRIMARY);
       const { waitMs, next } = reserveAttempt(toCounter(current), id, now, policy);
       if (!next) return waitMs;
       if (await this.write(id, current?.version ?? null, next, policy)) return 0;

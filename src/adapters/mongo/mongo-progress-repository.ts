@@ -2,6 +2,8 @@ import type { Collection, Db } from 'mongodb';
 import type { ProgressRepository } from '../../application/ports.js';
 import type { ReadingStatus, StoredProgress } from '../../domain/reading-progress.js';
 import { isDuplicateId } from './mongo-database.js';
+import { rerunOnce } from './mongo-errors.js';
+import { QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 /** A `progress` document: one per (user, book), its `_id` derived from both. */
 export interface ProgressDocument {
@@ -32,7 +34,7 @@ export class MongoProgressRepository implements ProgressRepository {
   }
 
   async get(userId: string, bookId: string): Promise<StoredProgress | null> {
-    const document = await this.progress.findOne({ _id: progressId(userId, bookId) });
+    const document = await this.progress.findOne({ _id: progressId(userId, bookId) }, { maxTimeMS: QUERY_MAX_TIME_MS });
     return document ? toProgress(document) : null;
   }
 
@@ -45,7 +47,7 @@ export class MongoProgressRepository implements ProgressRepository {
 
   async findMany(userId: string, bookIds: readonly string[]): Promise<StoredProgress[]> {
     if (bookIds.length === 0) return [];
-    const found = await this.progress.find({ _id: { $in: bookIds.map((bookId) => progressId(userId, bookId)) } }).toArray();
+    const found = await this.progress.find({ _id: { $in: bookIds.map((bookId) => progressId(userId, bookId)) } }, { maxTimeMS: QUERY_MAX_TIME_MS }).toArray();
     return found.map(toProgress);
   }
 
@@ -53,14 +55,14 @@ export class MongoProgressRepository implements ProgressRepository {
     return (await this.progress.deleteOne({ _id: progressId(userId, bookId) })).deletedCount > 0;
   }
 
-  /** By index progress_book. */
+  /** By index progress_book; run again once after a failover (a delete by filter is idempotent, and not a retryable write). */
   async deleteForBook(bookId: string): Promise<void> {
-    await this.progress.deleteMany({ bookId: String(bookId) });
+    await rerunOnce(() => this.progress.deleteMany({ bookId: String(bookId) }));
   }
 
-  /** By index progress_user_book (its userId prefix). */
+  /** By index progress_user_status (its userId prefix); run again once after a failover, like deleteForBook. */
   async deleteForUser(userId: string): Promise<void> {
-    await this.progress.deleteMany({ userId: String(userId) });
+    await rerunOnce(() => this.progress.deleteMany({ userId: String(userId) }));
   }
 }
 

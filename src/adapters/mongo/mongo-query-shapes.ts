@@ -16,8 +16,9 @@ export interface QueryShape {
 }
 
 const SEARCH_FILTERS: readonly Partial<BookQuery>[] = [
-  {}, { format: 'epub' }, { author: 'a' }, { tag: 't' }, { q: 'abc' }, { q: 'ab' }, { q: 'a' }, { q: 'ab', format: 'pdf' },
-  { q: 'abc', author: 'a', tag: 't', format: 'epub' }, { q: 'a', author: 'a' }, { author: 'a', tag: 't' }, { tag: 't', format: 'epub' },
+  {}, { format: 'epub' }, { author: 'a' }, { tag: 't' }, { q: 'abcd' }, { q: 'abc' }, { q: 'ab' }, { q: 'a' }, { q: 'ab', format: 'pdf' },
+  { q: 'abcd', author: 'a', tag: 't', format: 'epub' }, { q: 'a', author: 'a' }, { q: 'abcd', tag: 't' }, { author: 'a', tag: 't' },
+  { tag: 't', format: 'epub' },
 ];
 
 const COVERAGES: readonly GramCoverage[] = ['all', 'three', 'none'];
@@ -50,23 +51,21 @@ function searchShapes(): QueryShape[] {
 }
 
 /**
- * The reading-state shapes (mongo-reading-search.ts): the search filters narrowed by the caller's book
- * ids (`_id` $in/$nin from the progress records), in each search order, by id (the `read` order's
- * rest), or counted; the ids are selective, so the server sorts the few matches itself.
+ * The reading-state shapes (mongo-reading-search.ts): the search filters narrowed to one batch of the
+ * reader's records (`_id` $in, at most READING_BATCH ids), read in the search's order or counted; the
+ * page's books by id; and the `read` order's rest, walked by id (the planner may prefer a selective
+ * filter's index and sort the few matches itself).
  */
 function readingShapes(): QueryShape[] {
-  const shapes: QueryShape[] = [];
+  const shapes: QueryShape[] = [{ collection: 'books', filter: ['_id'], index: '_id_' }];
   for (const [extra, grams] of searchFilters()) {
-    const sorts = new Set<string>();
     for (const field of BOOK_SORTS) {
       for (const descending of [false, true]) {
         const plan = searchPlan({ page: 1, pageSize: 20, sort: { field, descending }, ...extra }, grams);
-        for (const sort of [plan.sort, reversed(plan.sort), { _id: 1 }, { _id: -1 }, undefined]) sorts.add(JSON.stringify(sort ?? null));
-        const filter = [...Object.keys(plan.filter), '_id'];
-        for (const sort of sorts) {
-          const parsed = JSON.parse(sort) as Record<string, 1 | -1> | null;
-          shapes.push({ collection: 'books', filter, index: '_id_', inMemorySort: true, ...(parsed ? { sort: parsed } : {}) });
-        }
+        const keys = Object.keys(plan.filter);
+        shapes.push({ collection: 'books', filter: [...keys, '_id'], index: '_id_', inMemorySort: true, sort: plan.sort },
+          { collection: 'books', filter: [...keys, '_id'], index: '_id_', inMemorySort: true });
+        for (const d of [1, -1] as const) shapes.push({ collection: 'books', filter: keys, sort: { _id: d }, index: '_id_' });
       }
     }
   }
@@ -81,6 +80,12 @@ export const QUERY_SHAPES: readonly QueryShape[] = [
   { collection: 'books', filter: ['sha256'], index: 'books_sha256' },
   { collection: 'books', filter: ['searchTokens'], index: 'books_search_tokens' },
   { collection: 'books', filter: ['searchGramsVersion'], index: 'books_search_grams_version' },
+  // The KOReader digest backfill: the marked books, or (once, until recorded) every book by id.
+  { collection: 'books', filter: ['digestsPending', '_id'], sort: { _id: 1 }, index: 'books_digests_pending' },
+  { collection: 'books', filter: ['digestsPending'], sort: { _id: 1 }, index: 'books_digests_pending' },
+  { collection: 'books', filter: ['_id', 'digestsPending'], index: '_id_' },
+  { collection: 'books', filter: ['_id'], sort: { _id: 1 }, index: '_id_' },
+  { collection: 'books', filter: [], sort: { _id: 1 }, index: '_id_' },
   ...searchShapes(),
   ...readingShapes(),
   { collection: 'shelves', filter: ['_id'], index: '_id_' },
@@ -90,8 +95,9 @@ export const QUERY_SHAPES: readonly QueryShape[] = [
   { collection: 'shelves', filter: ['isPublic'], index: 'shelves_public_name_id' },
   { collection: 'shelf_books', filter: ['_id'], index: '_id_' },
   { collection: 'shelf_books', filter: ['shelfId'], index: 'shelf_books_slot' },
-  { collection: 'shelf_books', filter: ['shelfId'], sort: { position: 1, bookId: 1 }, index: 'shelf_books_order' },
-  { collection: 'shelf_books', filter: ['shelfId'], sort: { position: -1, bookId: -1 }, index: 'shelf_books_order' },
+  { collection: 'shelf_books', filter: ['shelfId'], sort: { position: 1 }, index: 'shelf_books_slot' },
+  { collection: 'shelf_books', filter: ['shelfId'], sort: { position: -1 }, index: 'shelf_books_slot' },
+  { collection: 'shelf_books', filter: ['shelfId'], sort: { shelfId: 1, position: 1 }, index: 'shelf_books_slot' },
   { collection: 'shelf_books', filter: ['bookId'], index: 'shelf_books_book' },
   { collection: 'shelf_books', filter: [], index: 'none', scan: 'finds shelves with clashing positions once, at the first start after the upgrade' },
 ];

@@ -19,8 +19,8 @@ export interface ClaimableBook {
 
 export const memberId = (shelfId: string, bookId: string) => JSON.stringify([shelfId, bookId]);
 
-/** The order of a shelf's books (index shelf_books_order). */
-export const MEMBER_ORDER = { position: 1, bookId: 1 } as const;
+/** The order of a shelf's books: positions are unique per shelf (index shelf_books_slot). */
+export const MEMBER_ORDER = { position: 1 } as const;
 
 /**
  * Writes each book document inside the session (a counter), so a transaction that deletes one of
@@ -58,7 +58,7 @@ export async function withShelfConflictsMapped<T>(write: () => Promise<T>): Prom
 
 /** The next free position on a shelf: past both the shelf's counter and its last member. */
 export async function lastPosition(members: Collection<MemberDocument>, shelfId: string, session: ClientSession): Promise<number> {
-  const last = await members.findOne({ shelfId }, { session, sort: { position: -1, bookId: -1 }, projection: { position: 1 }, // index: shelf_books_order
+  const last = await members.findOne({ shelfId }, { session, sort: { position: -1 }, projection: { position: 1 }, // index: shelf_books_slot
     maxTimeMS: QUERY_MAX_TIME_MS });
   return last?.position ?? 0;
 }

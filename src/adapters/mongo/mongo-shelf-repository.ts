@@ -2,12 +2,12 @@ import type { ClientSession, Collection, Db } from 'mongodb';
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
-import { shelfNameKey } from '../../domain/shelf-rules.js';
+import { SHELF_BOOKS_MAX, shelfFull, shelfNameKey } from '../../domain/shelf-rules.js';
 import type { ShelfDetailsPatch, ShelfRepository, Slice } from '../../application/ports.js';
 import { shelfNotFound } from '../../domain/error-catalogue.js';
 import type { ClaimableBook, MemberDocument } from './mongo-shelf-members.js';
 import { claimBooks, lastPosition, MEMBER_ORDER, memberId, withShelfConflictsMapped } from './mongo-shelf-members.js';
-import { inTransaction, QUERY_MAX_TIME_MS, rethrowTimeLimit } from './mongo-transactions.js';
+import { inTransaction, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 interface ShelfDocument {
   _id: string;
@@ -36,7 +36,8 @@ export class MongoShelfRepository implements ShelfRepository {
   private readonly members: Collection<MemberDocument>;
   private readonly books: Collection<ClaimableBook>;
 
-  constructor(private readonly db: Db) {
+  /** `maxBooks`: the most books one shelf holds (SHELF_BOOKS_MAX; smaller in tests). */
+  constructor(private readonly db: Db, private readonly maxBooks = SHELF_BOOKS_MAX) {
     this.shelves = db.collection<ShelfDocument>('shelves');
     this.members = db.collection<MemberDocument>('shelf_books');
     this.books = db.collection<ClaimableBook>('books');
@@ -76,11 +77,17 @@ export class MongoShelfRepository implements ShelfRepository {
     }));
   }
 
+  /**
+   * Refuses the book past SHELF_BOOKS_MAX by counting the members in the transaction: two adds at the
+   * cap both write the shelf document (its nextPosition), so on a replica set one conflicts, is
+   * retried and sees the other's book.
+   */
   async addBook(shelfId: string, bookId: string, updatedAt: Date): Promise<boolean> {
     return withShelfConflictsMapped(() => inTransaction(this.db, async (session) => {
       await this.existing(shelfId, session);
       const there = await this.members.findOne({ _id: memberId(shelfId, bookId) }, { session, projection: { _id: 1 }, ...limited }); // index: _id_
       if (there) return false;
+      if (await this.members.countDocuments({ shelfId: String(shelfId) }, { session, ...limited }) >= this.maxBooks) throw shelfFull(this.maxBooks); // index: shelf_books_slot
       await claimBooks(this.books, [String(bookId)], session);
       const taken = await this.shelves.findOneAndUpdate({ _id: String(shelfId) }, // index: _id_
         { $inc: { nextPosition: 1 }, $set: { updatedAt: new Date(updatedAt.getTime()) } }, { session, returnDocument: 'before' });
@@ -117,34 +124,43 @@ export class MongoShelfRepository implements ShelfRepository {
 
   async findById(id: string): Promise<Shelf | null> {
     const d = await this.shelves.findOne({ _id: String(id) }, limited); // index: _id_
-    return d ? this.toShelf(d) : null;
+    return d ? toShelf(d, (await this.membersOf([d._id])).get(d._id) ?? []) : null;
   }
 
-  /** Index: shelves_owner_name_id, or it and shelves_public_name_id merged in (nameKey, _id) order. */
+  /**
+   * Index: shelves_owner_name_id, or it and shelves_public_name_id merged in (nameKey, _id) order; the
+   * members of every shelf on the page in one more query (not one per shelf), each shelf holding at
+   * most SHELF_BOOKS_MAX.
+   */
   async listVisible(ownerId: string, onlyOwn: boolean, page: PageRequest): Promise<Slice<Shelf>> {
     const filter = onlyOwn ? { ownerId: String(ownerId) } : { $or: [{ ownerId: String(ownerId) }, { isPublic: true }] };
     const [documents, total] = await Promise.all([
       this.shelves.find(filter, limited).sort({ nameKey: 1, _id: 1 }).skip(offsetOf(page)).limit(page.pageSize).toArray(),
       this.shelves.countDocuments(filter, limited),
-    ]).catch(rethrowTimeLimit);
-    return { items: await Promise.all(documents.map((d) => this.toShelf(d))), total };
+    ]);
+    const members = await this.membersOf(documents.map((d) => d._id));
+    return { items: documents.map((d) => toShelf(d, members.get(d._id) ?? [])), total };
   }
 
   async bookIdsPage(shelfId: string, page: PageRequest): Promise<Slice<string>> {
     const filter = { shelfId: String(shelfId) };
     const [members, total] = await Promise.all([
-      this.members.find(filter, { projection: { bookId: 1 }, ...limited }).sort(MEMBER_ORDER) // index: shelf_books_order
+      this.members.find(filter, { projection: { bookId: 1 }, ...limited }).sort(MEMBER_ORDER) // index: shelf_books_slot
         .skip(offsetOf(page)).limit(page.pageSize).toArray(),
       this.members.countDocuments(filter, limited), // index: shelf_books_slot
-    ]).catch(rethrowTimeLimit);
+    ]);
     return { items: members.map((m) => m.bookId), total };
   }
 
-  private async toShelf(d: ShelfDocument): Promise<Shelf> {
-    const members = await this.members.find({ shelfId: d._id }, { projection: { bookId: 1 }, ...limited }).sort(MEMBER_ORDER).toArray(); // index: shelf_books_order
-    const bookIds = members.map((m) => m.bookId);
-    return { id: d._id, name: d.name, description: d.description, isPublic: d.isPublic, owner: { id: d.ownerId, username: d.ownerUsername },
-      bookIds, bookCount: bookIds.length, createdAt: d.createdAt, updatedAt: d.updatedAt };
+  /** The book ids of each of these shelves in shelf order, in one query (index shelf_books_slot, each shelf's range in position order). */
+  private async membersOf(shelfIds: readonly string[]): Promise<Map<string, string[]>> {
+    const byShelf = new Map<string, string[]>(shelfIds.map((id) => [id, []]));
+    if (shelfIds.length === 0) return byShelf;
+    const filter = shelfIds.length === 1 ? { shelfId: shelfIds[0] as string } : { shelfId: { $in: [...shelfIds] } };
+    const members = this.members.find(filter, { projection: { _id: 0, shelfId: 1, bookId: 1 }, batchSize: 10_000, ...limited })
+      .sort({ shelfId: 1, ...MEMBER_ORDER });
+    for await (const member of members) byShelf.get(member.shelfId)?.push(member.bookId);
+    return byShelf;
   }
 
   private async insertMembers(shelfId: string, bookIds: readonly string[], session: ClientSession): Promise<void> {
@@ -162,4 +178,9 @@ export class MongoShelfRepository implements ShelfRepository {
     const found = await this.shelves.findOne({ _id: String(shelfId) }, { session, projection: { _id: 1 }, ...limited }); // index: _id_
     if (!found) throw shelfNotFound(shelfId);
   }
+}
+
+function toShelf(d: ShelfDocument, bookIds: string[]): Shelf {
+  return { id: d._id, name: d.name, description: d.description, isPublic: d.isPublic, owner: { id: d.ownerId, username: d.ownerUsername },
+    bookIds, bookCount: bookIds.length, createdAt: d.createdAt, updatedAt: d.updatedAt };
 }

@@ -1,8 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
-import type { Document } from 'mongodb';
-import type { HealthCheck, HousekeepingStep } from '../../application/ports.js';
-import { storeUnavailable } from '../../domain/error-catalogue.js';
+import type { HousekeepingLeases, HousekeepingStep } from '../../application/ports.js';
+import type { StoreLimits } from '../../domain/shelf-rules.js';
 import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoApiKeyRepository } from './mongo-api-key-repository.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
@@ -10,16 +9,19 @@ import { MongoChangeFeed } from './mongo-change-feed.js';
 import { backfillChangeFeed } from './mongo-change-feed-backfill.js';
 import { MongoKoboDeviceRepository } from './mongo-kobo-device-repository.js';
 import { MongoDatabase } from './mongo-database.js';
+import { mappingStoreErrors } from './mongo-errors.js';
+import { MongoHealthCheck } from './mongo-health.js';
+import { bringIndexesUpToDate } from './mongo-index-layout.js';
 import { MongoLease } from './mongo-lease.js';
-import { backfillSearchTokens, migrateLibraryIndexes } from './mongo-library-migration.js';
+import { backfillSearchTokens } from './mongo-library-migration.js';
 import { MongoLoginThrottleRepository } from './mongo-login-throttle-repository.js';
 import { MongoOneTimeCodeRepository } from './mongo-one-time-code-repository.js';
 import { MongoBookDigestRepository } from './mongo-book-digest-repository.js';
 import { MongoProgressRepository } from './mongo-progress-repository.js';
 import { MongoRateCounter } from './mongo-rate-counter.js';
+import { openSchema } from './mongo-schema.js';
 import { MongoShelfRepository } from './mongo-shelf-repository.js';
 import { MongoSyncDocumentRepository } from './mongo-sync-document-repository.js';
-import { rekeyShelfNames } from './mongo-shelf-name-keys.js';
 import { MongoTokenRevocationRepository } from './mongo-token-revocation-repository.js';
 import { MongoUserRepository } from './mongo-user-repository.js';
 
@@ -38,85 +40,62 @@ export interface MongoStore {
   readonly syncDocuments: MongoSyncDocumentRepository;
   readonly koboDevices: MongoKoboDeviceRepository;
   readonly changes: MongoChangeFeed;
-  readonly health: HealthCheck;
+  readonly health: MongoHealthCheck;
   readonly blobs: GridFsBlobStore;
   /** Shared request and registration budgets. */
   readonly rateCounter: MongoRateCounter;
-  /** Start-up housekeeping, one instance at a time. */
-  readonly housekeepingLease: MongoLease;
-  /** This store's own housekeeping: the search-gram backfill, then the orphan-chunk sweep. */
+  /** Each housekeeping step on one instance at a time. */
+  readonly housekeepingLeases: HousekeepingLeases;
+  /** This store's own housekeeping: the index layout, the search-gram backfill, the orphan-chunk sweep, the change-feed backfill. */
   readonly housekeeping: readonly HousekeepingStep[];
   close(): Promise<void>;
 }
 
-/** How long the housekeeping lease lasts unless renewed (every third of it while the sweep runs). */
+/** How long a housekeeping step's lease lasts unless renewed (every third of it while the step runs). */
 const HOUSEKEEPING_LEASE_MS = 60_000;
 
 /**
- * Ready when the node this client writes through can take majority writes: `hello` names it the
- * writable primary of a replica set. A primary that loses its majority steps down, so a ping (which a
- * secondary or an isolated node still answers) is not enough.
+ * Connects to `url` (`mongodb://` or `mongodb+srv://`, database name in the path), checks the schema
+ * record before touching anything (a database of a newer Stacks is refused), builds every index only
+ * on a new database, and builds the store. Every repository and the blob store answer a failover,
+ * network, pool or time-limit failure as 503 `store_unavailable` (mappingStoreErrors). Work that
+ * grows with the library or changes the index layout is left to housekeeping, after listening.
  */
-export class MongoHealthCheck implements HealthCheck {
-  constructor(private readonly database: MongoDatabase) {}
-
-  async ping(): Promise<void> {
-    let hello: Document;
-    try {
-      hello = await this.database.db.command({ hello: 1 }, { readPreference: 'primary', signal: AbortSignal.timeout(2_000) });
-    } catch {
-      throw storeUnavailable();
-    }
-    if (!canTakeMajorityWrites(hello)) throw storeUnavailable();
-  }
-}
-
-/** Whether a `hello` reply comes from the writable primary of a replica set (or a mongos, which routes to one). */
-export function canTakeMajorityWrites(hello: Document): boolean {
-  if (hello.msg === 'isdbgrid') return true;
-  return hello.isWritablePrimary === true && typeof hello.setName === 'string';
-}
-
-/**
- * Connects to `url` (`mongodb://` or `mongodb+srv://`, database name in the path), brings the indexes
- * and the schema record up to date, rekeys shelf names, builds the store. Work that grows with the
- * library (the search-gram backfill, the sweeps) is left to housekeeping, after listening.
- */
-export async function createMongoStore(url: string, options: { serverSelectionTimeoutMS?: number } = {}): Promise<MongoStore> {
+export async function createMongoStore(url: string, options: { serverSelectionTimeoutMS?: number } & StoreLimits = {}): Promise<MongoStore> {
   const database = await MongoDatabase.connect(url, options);
   try {
-    await migrateLibraryIndexes(database.db);
-    await database.ensureIndexes();
-    await rekeyShelfNames(database.db);
+    await openSchema(database.db);
   } catch (error) {
     await database.close();
     throw error;
   }
   const { db } = database;
   const blobs = new GridFsBlobStore(db);
-  const changes = new MongoChangeFeed(db);
+  const holder = `${hostname()}:${process.pid}:${randomUUID()}`;
+  const maintenance = () => database.maintenance();
   return {
     database,
-    users: new MongoUserRepository(db),
-    revocations: new MongoTokenRevocationRepository(db),
-    throttle: new MongoLoginThrottleRepository(db),
-    books: new MongoBookRepository(db),
-    shelves: new MongoShelfRepository(db),
-    oneTimeCodes: new MongoOneTimeCodeRepository(db),
-    apiKeys: new MongoApiKeyRepository(db),
-    progress: new MongoProgressRepository(db),
-    digests: new MongoBookDigestRepository(db),
-    syncDocuments: new MongoSyncDocumentRepository(db),
-    koboDevices: new MongoKoboDeviceRepository(db),
-    changes,
-    health: new MongoHealthCheck(database),
-    blobs,
+    users: mappingStoreErrors(new MongoUserRepository(db)),
+    revocations: mappingStoreErrors(new MongoTokenRevocationRepository(db)),
+    throttle: mappingStoreErrors(new MongoLoginThrottleRepository(db)),
+    books: mappingStoreErrors(new MongoBookRepository(db)),
+    shelves: mappingStoreErrors(new MongoShelfRepository(db, options.shelfBooksMax)),
+    oneTimeCodes: mappingStoreErrors(new MongoOneTimeCodeRepository(db)),
+    apiKeys: mappingStoreErrors(new MongoApiKeyRepository(db)),
+    progress: mappingStoreErrors(new MongoProgressRepository(db)),
+    digests: mappingStoreErrors(new MongoBookDigestRepository(db)),
+    syncDocuments: mappingStoreErrors(new MongoSyncDocumentRepository(db)),
+    koboDevices: mappingStoreErrors(new MongoKoboDeviceRepository(db)),
+    changes: mappingStoreErrors(new MongoChangeFeed(db)),
+    health: new MongoHealthCheck(db),
+    blobs: mappingStoreErrors(blobs),
     rateCounter: new MongoRateCounter(db),
-    housekeepingLease: new MongoLease(db, 'housekeeping', `${hostname()}:${process.pid}:${randomUUID()}`, HOUSEKEEPING_LEASE_MS),
+    housekeepingLeases: { forStep: (step) => new MongoLease(db, `housekeeping:${step}`, holder, HOUSEKEEPING_LEASE_MS) },
     housekeeping: [
-      { name: 'search grams backfilled', run: async () => ({ booksMigrated: await backfillSearchTokens(db) }) },
-      { name: 'orphan chunks swept', run: async () => ({ orphanChunksRemoved: await blobs.removeOrphanChunks() }) },
-      { name: 'change feed backfilled', run: () => backfillChangeFeed(db, changes) },
+      { name: 'indexes brought up to date', run: async () => bringIndexesUpToDate(await maintenance()) },
+      { name: 'search grams backfilled', run: async () => ({ booksMigrated: await backfillSearchTokens(await maintenance()) }) },
+      { name: 'orphan chunks swept', run: async () => ({ orphanChunksRemoved: await new GridFsBlobStore(await maintenance()).removeOrphanChunks() }) },
+      { name: 'change feed backfilled', run: async () => backfillChangeFeed(await maintenance(), new MongoChangeFeed(await maintenance())) },
     ],
     close: () => database.close(),
   };

@@ -2,6 +2,8 @@ import type { Collection, Db } from 'mongodb';
 import type { SyncDocumentRepository } from '../../application/ports.js';
 import type { SyncDocument } from '../../domain/kosync.js';
 import { isDuplicateId } from './mongo-database.js';
+import { rerunOnce } from './mongo-errors.js';
+import { QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 /** A `sync_documents` document: one per (user, document), its `_id` derived from both. */
 interface SyncDocumentDocument extends SyncDocument {
@@ -25,7 +27,7 @@ export class MongoSyncDocumentRepository implements SyncDocumentRepository {
   }
 
   async get(userId: string, document: string): Promise<SyncDocument | null> {
-    const found = await this.records.findOne({ _id: recordId(userId, document) });
+    const found = await this.records.findOne({ _id: recordId(userId, document) }, { maxTimeMS: QUERY_MAX_TIME_MS });
     return found ? toRecord(found) : null;
   }
 
@@ -40,18 +42,19 @@ export class MongoSyncDocumentRepository implements SyncDocumentRepository {
   /** Deletes the user's records after the newest `keep`, the first of them (the boundary) included. */
   private async evictBeyond(userId: string, keep: number): Promise<void> {
     const boundary = await this.records
-      .find({ userId }, { sort: { updatedAt: -1, document: -1 }, skip: keep, limit: 1, projection: { updatedAt: 1, document: 1 } })
+      .find({ userId }, { sort: { updatedAt: -1, document: -1 }, skip: keep, limit: 1, projection: { updatedAt: 1, document: 1 }, maxTimeMS: QUERY_MAX_TIME_MS })
       .next();
     if (!boundary) return;
-    await this.records.deleteMany({
+    // A delete by filter is not a retryable write: run once more after a failover (it removes what the first left).
+    await rerunOnce(() => this.records.deleteMany({
       userId,
       $or: [{ updatedAt: { $lt: boundary.updatedAt } }, { updatedAt: boundary.updatedAt, document: { $lte: boundary.document } }],
-    });
+    }));
   }
 
-  /** By index sync_documents_user_document (its userId prefix). */
+  /** By index sync_documents_user_document (its userId prefix); run again once after a failover (idempotent, not a retryable write). */
   async deleteForUser(userId: string): Promise<void> {
-    await this.records.deleteMany({ userId: String(userId) });
+    await rerunOnce(() => this.records.deleteMany({ userId: String(userId) }));
   }
 }
 

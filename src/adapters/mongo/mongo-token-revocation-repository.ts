@@ -1,5 +1,6 @@
 import type { Collection, Db } from 'mongodb';
 import type { TokenRevocationRepository } from '../../application/ports.js';
+import { READ_LATEST_ON_PRIMARY } from './mongo-database.js';
 
 interface RevocationDocument {
   _id: string;
@@ -18,8 +19,9 @@ export class MongoTokenRevocationRepository implements TokenRevocationRepository
     await this.revocations.updateOne({ _id: String(jti) }, { $max: { expiresAt: new Date(expiresAt.getTime()) } }, { upsert: true });
   }
 
+  /** Reads on the primary with read concern local: a logout acknowledged just before a failover is seen on the new primary at once. */
   async isRevoked(jti: string): Promise<boolean> {
-    return (await this.revocations.countDocuments({ _id: String(jti) }, { limit: 1 })) > 0;
+    return (await this.revocations.countDocuments({ _id: String(jti) }, { limit: 1, ...READ_LATEST_ON_PRIMARY })) > 0;
   }
 
   async purgeExpired(now: Date): Promise<number> {

@@ -6,8 +6,10 @@ import type { RoleName } from '../../domain/permissions.js';
 import type { AccessChange, AuthProvider, OidcIdentity, User } from '../../domain/user.js';
 import { isActiveAdmin, normalizeEmail, usernameKey, withAccess } from '../../domain/user.js';
 import type { Slice, UserRepository } from '../../application/ports.js';
-import { conflictOrSame } from './mongo-database.js';
-import { inTransaction } from './mongo-transactions.js';
+import { conflictOrSame, READ_LATEST_ON_PRIMARY } from './mongo-database.js';
+import { inTransaction, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
+
+const limited = { maxTimeMS: QUERY_MAX_TIME_MS };
 
 interface UserDocument {
   _id: string;
@@ -52,12 +54,12 @@ export class MongoUserRepository implements UserRepository {
    * write skew); a retry that sees an account inserts without touching the guard.
    */
   async createAdminIfFirst(user: User): Promise<User> {
-    if (await this.users.findOne({}, { projection: { _id: 1 } })) {
+    if (await this.users.findOne({}, { projection: { _id: 1 }, ...limited })) {
       await this.create(user);
       return user;
     }
     return inTransaction(this.db, async (session) => {
-      const someone = await this.users.findOne({}, { session, projection: { _id: 1 } });
+      const someone = await this.users.findOne({}, { session, projection: { _id: 1 }, ...limited });
       if (!someone) await this.guards.updateOne({ _id: FIRST_USER_GUARD }, { $inc: { writes: 1 } }, { session, upsert: true });
       const stored: User = someone ? user : { ...user, roles: ['admin'] };
       await this.users.insertOne(toDocument(stored), { session }).catch((e: unknown) => Promise.reject(conflictFor(e, user)));
@@ -73,7 +75,7 @@ export class MongoUserRepository implements UserRepository {
   /** Sets only the changed fields; the last-admin check runs in the same transaction (isolated on a replica set). */
   async updateAccess(id: string, change: AccessChange, updatedAt: Date): Promise<User | null> {
     return inTransaction(this.db, async (session) => {
-      const user = toUser(await this.users.findOne({ _id: String(id) }, { session }));
+      const user = toUser(await this.users.findOne({ _id: String(id) }, { session, ...limited }));
       if (!user) return null;
       const changed = withAccess(user, change, updatedAt);
       if (!isActiveAdmin(changed)) await this.assertAnotherAdmin(user, session);
@@ -87,15 +89,16 @@ export class MongoUserRepository implements UserRepository {
 
   async delete(id: string): Promise<boolean> {
     return inTransaction(this.db, async (session) => {
-      const user = toUser(await this.users.findOne({ _id: String(id) }, { session }));
+      const user = toUser(await this.users.findOne({ _id: String(id) }, { session, ...limited }));
       if (!user) return false;
       await this.assertAnotherAdmin(user, session);
       return (await this.users.deleteOne({ _id: user.id }, { session })).deletedCount > 0;
     });
   }
 
+  /** On the primary with read concern local: every token check reads the token version a password change or a disable just wrote. */
   async findById(id: string): Promise<User | null> {
-    return toUser(await this.users.findOne({ _id: String(id) }));
+    return toUser(await this.users.findOne({ _id: String(id) }, READ_LATEST_ON_PRIMARY));
   }
 
   /** Revocations live in their own collection: the two point reads (both by _id) go out together, one round trip. */
@@ -108,24 +111,24 @@ export class MongoUserRepository implements UserRepository {
   }
 
   async findByUsername(username: string): Promise<User | null> {
-    return toUser(await this.users.findOne({ usernameKey: usernameKey(String(username)) }));
+    return toUser(await this.users.findOne({ usernameKey: usernameKey(String(username)) }, limited));
   }
 
   async findByEmail(email: string): Promise<User | null> {
-    return toUser(await this.users.findOne({ emailKey: normalizeEmail(String(email)) }));
+    return toUser(await this.users.findOne({ emailKey: normalizeEmail(String(email)) }, limited));
   }
 
   async findByOidcIdentity(issuer: string, subject: string): Promise<User | null> {
-    return toUser(await this.users.findOne({ oidcIssuer: String(issuer), oidcSubject: String(subject) }));
+    return toUser(await this.users.findOne({ oidcIssuer: String(issuer), oidcSubject: String(subject) }, limited));
   }
 
   async list(page: PageRequest): Promise<Slice<User>> {
-    const documents = await this.users.find({}).sort({ createdAt: 1, _id: 1 }).skip(offsetOf(page)).limit(page.pageSize).toArray();
+    const documents = await this.users.find({}, limited).sort({ createdAt: 1, _id: 1 }).skip(offsetOf(page)).limit(page.pageSize).toArray();
     return { items: documents.map((d) => toUser(d) as User), total: await this.count() };
   }
 
   async count(): Promise<number> {
-    return this.users.countDocuments({});
+    return this.users.countDocuments({}, limited);
   }
 
   async linkOidcIdentity(id: string, identity: OidcIdentity, updatedAt: Date): Promise<User | null> {
@@ -145,7 +148,7 @@ export class MongoUserRepository implements UserRepository {
   private async assertAnotherAdmin(user: User, session: ClientSession): Promise<void> {
     if (!isActiveAdmin(user)) return;
     await this.guards.updateOne({ _id: LAST_ADMIN_GUARD }, { $inc: { writes: 1 } }, { session, upsert: true });
-    const other = await this.users.findOne({ _id: { $ne: user.id }, disabled: false, roles: 'admin' }, { session, projection: { _id: 1 } });
+    const other = await this.users.findOne({ _id: { $ne: user.id }, disabled: false, roles: 'admin' }, { session, projection: { _id: 1 }, ...limited });
     if (!other) throw lastAdmin();
   }
 }

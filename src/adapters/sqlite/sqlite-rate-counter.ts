@@ -1,15 +1,16 @@
 import type { Database, Statement } from 'better-sqlite3';
+import type { RateCounter } from '../../application/ports.js';
 
 /** Spent windows are swept once every this many additions. */
 const SWEEP_EVERY = 1000;
 
 /**
- * Fixed-window hit counters in `rate_counters`, shared by every server process on the same database
- * file (WORKERS): one upsert per addition, atomic because SQLite has one writer at a time. Written on
- * the counter connection (synchronous=NORMAL): a machine crash loses a few hits of one window, which
- * a budget tolerates. Spent windows are deleted as additions go on.
+ * Fixed-window counters in `rate_counters`, shared by every server process on the same database file
+ * (WORKERS): one upsert per batch of hits a worker reserves (SharedBudget), atomic because SQLite has
+ * one writer at a time. Written on the counter connection (synchronous=NORMAL): a machine crash loses
+ * a few hits of one window, which a budget tolerates. Spent windows are deleted as additions go on.
  */
-export class SqliteRateCounter {
+export class SqliteRateCounter implements RateCounter {
   private readonly upsert: Statement;
   private readonly sweep: Statement;
   private additions = 0;
@@ -27,10 +28,5 @@ export class SqliteRateCounter {
     if (++this.additions % SWEEP_EVERY === 0) this.sweep.run(now.getTime());
     const count = this.upsert.get(`${windowMs}:${start}:${key}`, hits, resetAt) as number;
     return { count, resetAt: new Date(resetAt) };
-  }
-
-  /** Counts one hit of key in its window (the RateCounter of the request budgets). */
-  hit(key: string, windowMs: number, now: Date): Promise<{ count: number; resetAt: Date }> {
-    return this.add(key, 1, windowMs, now);
   }
 }

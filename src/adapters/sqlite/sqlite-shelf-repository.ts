@@ -3,7 +3,7 @@ import { bookNotFound, shelfNameTaken, shelfNotFound } from '../../domain/error-
 import type { PageRequest } from '../../domain/page.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Shelf } from '../../domain/shelf.js';
-import { shelfNameKey } from '../../domain/shelf-rules.js';
+import { SHELF_BOOKS_MAX, shelfFull, shelfNameKey } from '../../domain/shelf-rules.js';
 import type { ShelfDetailsPatch, ShelfRepository, Slice } from '../../application/ports.js';
 import { fromMillis, isForeignKeyViolation, isUniqueViolation, toMillis } from './sqlite-database.js';
 
@@ -34,7 +34,8 @@ export class SqliteShelfRepository implements ShelfRepository {
   private readonly removeTx: Transaction<(shelfId: string, bookId: string, at: Date) => boolean>;
   private readonly removeEverywhereTx: Transaction<(bookId: string, at: Date) => void>;
 
-  constructor(db: Database) {
+  /** `maxBooks`: the most books one shelf holds (SHELF_BOOKS_MAX; smaller in tests). */
+  constructor(db: Database, maxBooks = SHELF_BOOKS_MAX) {
     const s = (this.statements = prepare(db));
     const insertAll = (shelfId: string, bookIds: readonly string[]): void => {
       [...new Set(bookIds)].forEach((bookId, i) => existingBook(bookId, () => s.insertMember.run(shelfId, bookId, i + 1)));
@@ -55,6 +56,7 @@ export class SqliteShelfRepository implements ShelfRepository {
     this.addTx = db.transaction((shelfId: string, bookId: string, at: Date) => {
       if (s.shelfExists.get(shelfId) === undefined) throw shelfNotFound(shelfId);
       if (s.isMember.get(shelfId, bookId) !== undefined) return false;
+      if ((s.bookCount.get(shelfId) as number) >= maxBooks) throw shelfFull(maxBooks);
       existingBook(bookId, () => s.appendMember.run(shelfId, bookId, shelfId));
       touch(shelfId, at);
       return true;

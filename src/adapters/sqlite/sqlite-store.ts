@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { HealthCheck } from '../../application/ports.js';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
+import type { StoreLimits } from '../../domain/shelf-rules.js';
 import { SqliteApiKeyRepository } from './sqlite-api-key-repository.js';
 import { SqliteBookDigestRepository } from './sqlite-book-digest-repository.js';
 import { SqliteBookRepository } from './sqlite-book-repository.js';
@@ -55,7 +56,7 @@ export class SqliteHealthCheck implements HealthCheck {
 }
 
 /** Opens `<dataDir>/stacks.db` (`:memory:` for a private, throwaway database) and builds the repositories. */
-export function createSqliteStore(dataDir: string): SqliteStore {
+export function createSqliteStore(dataDir: string, limits: StoreLimits = {}): SqliteStore {
   const db = openSqliteDatabase(dataDir);
   const counters = openSqliteCounterConnection(db, dataDir);
   return {
@@ -64,7 +65,7 @@ export function createSqliteStore(dataDir: string): SqliteStore {
     revocations: new SqliteTokenRevocationRepository(db),
     throttle: new SqliteLoginThrottleRepository(counters),
     books: new SqliteBookRepository(db),
-    shelves: new SqliteShelfRepository(db),
+    shelves: new SqliteShelfRepository(db, limits.shelfBooksMax),
     oneTimeCodes: new SqliteOneTimeCodeRepository(db),
     apiKeys: new SqliteApiKeyRepository(db),
     progress: new SqliteProgressRepository(db),

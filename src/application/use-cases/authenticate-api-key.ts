@@ -39,12 +39,20 @@ export class AuthenticateApiKey {
     const waitMs = await this.throttle.reserve(addressKey, this.clock.now(), this.policy);
     if (waitMs > 0) throw rateLimited(Math.ceil(waitMs / 1000));
     const lookup = 'secret' in proof ? lookupOfSecret(this.secrets, proof.secret) : lookupOfMd5(this.secrets, proof.md5Hex);
-    const key = await this.keys.findByLookup(lookup);
-    const user = key ? await this.users.findById(key.ownerId) : null;
+    const { key, user } = await this.lookUp(lookup).catch(async (error: unknown) => {
+      // The store failed (503): no key was judged, so the attempt is given back.
+      await this.throttle.release(addressKey, this.clock.now(), this.policy).catch(() => undefined);
+      throw error;
+    });
     const now = this.clock.now();
     if (!key || !user || !keyWorksFor(key, user, now)) throw invalidToken();
     await this.throttle.release(addressKey, now, this.policy);
     if (touchDue(key, now)) await this.keys.touchLastUsed(key.id, now, API_KEY_TOUCH_INTERVAL_MS);
     return { actor: actorThroughKey(actorFor(user), key), user, key };
+  }
+
+  private async lookUp(lookup: string) {
+    const key = await this.keys.findByLookup(lookup);
+    return { key, user: key ? await this.users.findById(key.ownerId) : null };
   }
 }

@@ -28,7 +28,8 @@ const HARDWARE_ID = /^[A-Za-z0-9_-]{1,100}$/;
  * Turns a sync URL secret into its device and owner. Each attempt is reserved, before any lookup, under
  * the client address (the address policy, as API keys are) and under the e-reader's hardware id when it
  * sends one (the account policy): a burst of guesses lets at most those limits reach the lookup, and a
- * working secret gives its attempts back (using a valid URL is not an attempt). A deleted device, or an
+ * working secret gives its attempts back (using a valid URL is not an attempt), and so does a lookup the
+ * store failed (a failover answers 503 without using up the device's attempts). A deleted device, or an
  * owner disabled, deleted or whose password changed since: 401. An owner without books:read: 403.
  */
 export class AuthenticateKoboDevice {
@@ -48,14 +49,26 @@ export class AuthenticateKoboDevice {
       const waitMs = await this.throttle.reserve(key, this.clock.now(), policy);
       if (waitMs > 0) throw rateLimited(Math.ceil(waitMs / 1000));
     }
-    const device = SECRET.test(credentials.secret) ? await this.devices.findByLookup(this.secrets.digest(credentials.secret)) : null;
-    const user = device ? await this.users.findById(device.ownerId) : null;
+    const { device, user } = await this.lookUp(credentials.secret).catch(async (error: unknown) => {
+      await this.release(reserved).catch(() => undefined); // the store failed (503): no secret was judged, the attempt is given back
+      throw error;
+    });
     if (!device || !user || !koboDeviceWorksFor(device, user)) throw invalidToken();
     const now = this.clock.now();
-    for (const [key, policy] of reserved) await this.throttle.release(key, now, policy);
+    await this.release(reserved);
     if (koboTouchDue(device, now)) await this.devices.touchLastUsed(device.id, now, KOBO_DEVICE_TOUCH_INTERVAL_MS);
     const actor = actorFor(user);
     if (!canReadBooks(actor)) throw permissionDenied();
     return { actor, user, device };
+  }
+
+  private async lookUp(secret: string): Promise<{ device: KoboDevice | null; user: User | null }> {
+    const device = SECRET.test(secret) ? await this.devices.findByLookup(this.secrets.digest(secret)) : null;
+    return { device, user: device ? await this.users.findById(device.ownerId) : null };
+  }
+
+  private async release(reserved: ReadonlyArray<[string, ThrottlePolicy]>): Promise<void> {
+    const now = this.clock.now();
+    for (const [key, policy] of reserved) await this.throttle.release(key, now, policy);
   }
 }

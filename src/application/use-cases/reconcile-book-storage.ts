@@ -11,14 +11,15 @@ export const STORAGE_SWEEP_GRACE_MS = 60 * 60 * 1000;
 const BATCH = 500;
 
 export interface ReconcileReport {
-  /** Temp files of uploads that never finished. */
-  readonly tempFilesRemoved: number;
   /** Book files and covers whose book has no record. */
   readonly orphanBlobsRemoved: number;
   readonly blobsKept: number;
 }
 
-/** Start-up sweep after a crash: removes old temp files and old blobs without a book record. */
+/**
+ * The sweeps after a crash: old temp files of this instance's uploads (every instance sweeps its own),
+ * and old blobs without a book record (one instance at a time, on a shared store).
+ */
 export class ReconcileBookStorage {
   constructor(
     private readonly books: BookRepository,
@@ -27,10 +28,14 @@ export class ReconcileBookStorage {
     private readonly clock: Clock,
   ) {}
 
-  /** Safe while uploads run: only what is older than STORAGE_SWEEP_GRACE_MS is considered. */
+  /** Removes this instance's temp files of uploads that never finished, older than STORAGE_SWEEP_GRACE_MS. */
+  async clearTempFiles(): Promise<{ tempFilesRemoved: number }> {
+    return { tempFilesRemoved: await this.staging.clear(this.olderThan()) };
+  }
+
+  /** Removes book files and covers without a record. Safe while uploads run: only what is older than STORAGE_SWEEP_GRACE_MS is considered. */
   async execute(): Promise<ReconcileReport> {
-    const olderThan = new Date(this.clock.now().getTime() - STORAGE_SWEEP_GRACE_MS);
-    const tempFilesRemoved = await this.staging.clear(olderThan);
+    const olderThan = this.olderThan();
     let batch: string[] = [];
     let orphanBlobsRemoved = 0;
     let blobsKept = 0;
@@ -46,7 +51,11 @@ export class ReconcileBookStorage {
       if (batch.length === BATCH) await sweep();
     }
     await sweep();
-    return { tempFilesRemoved, orphanBlobsRemoved, blobsKept };
+    return { orphanBlobsRemoved, blobsKept };
+  }
+
+  private olderThan(): Date {
+    return new Date(this.clock.now().getTime() - STORAGE_SWEEP_GRACE_MS);
   }
 
   /** The keys of book files and covers whose book has no record; other keys are never touched. */

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { MongoClient } from 'mongodb';
-import { migrateLibrary } from '../../../src/adapters/mongo/mongo-library-migration.js';
+import { openSchema } from '../../../src/adapters/mongo/mongo-schema.js';
 import { MongoBookRepository } from '../../../src/adapters/mongo/mongo-book-repository.js';
 import { QUERY_MAX_TIME_MS } from '../../../src/adapters/mongo/mongo-transactions.js';
 import type { BookQuery } from '../../../src/domain/book.js';
@@ -23,7 +23,7 @@ describe('deep pages of a book search skip at most half the matches, within maxT
       }
     });
     await client.connect();
-    await migrateLibrary(client.db());
+    await openSchema(client.db());
     books = new MongoBookRepository(client.db());
     for (let i = 1; i <= BOOKS; i++) await books.create(aBook({ id: `b${String(i).padStart(2, '0')}`, title: `Title ${i}`, tags: ['sf'] }));
   }, 60_000);

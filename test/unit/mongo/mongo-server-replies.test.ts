@@ -1,16 +1,29 @@
 import { describe, expect, it } from 'vitest';
-import { MongoServerError } from 'mongodb';
-import type { Document } from 'mongodb';
+import { MongoServerError, MongoWriteConcernError } from 'mongodb';
+import type { Db, Document } from 'mongodb';
 import { assertReplicaSet, conflictOrSame, isDuplicateKey, MongoDeploymentError } from '../../../src/adapters/mongo/mongo-database.js';
-import type { MongoDatabase } from '../../../src/adapters/mongo/mongo-database.js';
 import { throttleExpiresAt } from '../../../src/adapters/mongo/mongo-login-throttle-repository.js';
-import { canTakeMajorityWrites, MongoHealthCheck } from '../../../src/adapters/mongo/mongo-store.js';
+import { canTakeMajorityWrites, MongoHealthCheck, READINESS_CACHE_MS } from '../../../src/adapters/mongo/mongo-health.js';
 import { emailTaken, usernameTaken } from '../../../src/domain/error-catalogue.js';
 import { instant } from '../../support/builders.js';
 
 /** An E11000 as a real server sends it: the index in `keyPattern`/`keyValue`, the message free text. */
 const duplicate = (keyPattern: Document, errmsg = 'E11000 duplicate key error collection: stacks.users'): MongoServerError =>
   new MongoServerError({ ok: 0, code: 11000, codeName: 'DuplicateKey', errmsg, keyPattern, keyValue: Object.fromEntries(Object.keys(keyPattern).map((k) => [k, 'x'])) });
+
+/** A database whose server answers `hello` with the reply (or error) given, and the readiness write with success or the error given. */
+function server(answers: { hello: Document | Error; write?: Error | null; writes?: Document[] }): Db {
+  const answer = async <T>(value: T | Error): Promise<T> => (value instanceof Error ? Promise.reject(value) : value);
+  return {
+    command: () => answer(answers.hello),
+    collection: () => ({
+      updateOne: (_filter: unknown, _update: unknown, options: { writeConcern: Document }) => {
+        answers.writes?.push(options.writeConcern);
+        return answer(answers.write ?? { acknowledged: true });
+      },
+    }),
+  } as unknown as Db;
+}
 
 const PRIMARY = { isWritablePrimary: true, secondary: false, setName: 'rs0', hosts: ['db1:27017', 'db2:27017', 'db3:27017'], ok: 1 };
 
@@ -45,12 +58,32 @@ describe('server replies only a real replica set sends, synthesised', () => {
     expect(canTakeMajorityWrites(PRIMARY)).toBe(true);
     expect(canTakeMajorityWrites({ ...PRIMARY, isWritablePrimary: false, secondary: true })).toBe(false);
     expect(canTakeMajorityWrites({ isWritablePrimary: true, ok: 1 })).toBe(false);
-    const answering = (reply: Document) => new MongoHealthCheck({ db: { command: async () => reply } } as unknown as MongoDatabase);
-    await expect(answering(PRIMARY).ping()).resolves.toBeUndefined();
-    await expect(answering({ ...PRIMARY, isWritablePrimary: false, secondary: true }).ping()).rejects.toMatchObject({ kind: 'unavailable' });
+    await expect(new MongoHealthCheck(server({ hello: PRIMARY })).ping()).resolves.toBeUndefined();
+    await expect(new MongoHealthCheck(server({ hello: { ...PRIMARY, isWritablePrimary: false, secondary: true } })).ping()).rejects.toMatchObject({ kind: 'unavailable' });
     const notWritable = new MongoServerError({ ok: 0, code: 10107, codeName: 'NotWritablePrimary', errmsg: 'not primary' });
-    const failing = new MongoHealthCheck({ db: { command: async () => Promise.reject(notWritable) } } as unknown as MongoDatabase);
-    await expect(failing.ping()).rejects.toMatchObject({ kind: 'unavailable' });
+    await expect(new MongoHealthCheck(server({ hello: notWritable })).ping()).rejects.toMatchObject({ kind: 'unavailable' });
+  });
+
+  it('is not ready while majority writes fail on a writable primary (its secondary down: the probe write times out with wtimeout, code 64)', async () => {
+    const wtimeout = new MongoWriteConcernError({ ok: 1, n: 1, writeConcernError: { code: 64, codeName: 'WriteConcernFailed', errmsg: 'waiting for replication timed out', errInfo: { wtimeout: true } } });
+    const writes: Document[] = [];
+    const check = new MongoHealthCheck(server({ hello: PRIMARY, write: wtimeout, writes }));
+    await expect(check.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
+    expect(writes).toEqual([{ w: 'majority', wtimeoutMS: 2_000 }]);
+  });
+
+  it(`reuses a readiness answer for ${READINESS_CACHE_MS} ms, then checks again`, async () => {
+    let now = 0;
+    const outcome: { write: Error | null } = { write: null };
+    const writes: Document[] = [];
+    const check = new MongoHealthCheck(server({ hello: PRIMARY, writes, get write() { return outcome.write; } }), () => now);
+    await expect(check.ping()).resolves.toBeUndefined();
+    outcome.write = new MongoServerError({ ok: 0, code: 91, codeName: 'ShutdownInProgress', errmsg: 'shutting down' });
+    now = READINESS_CACHE_MS - 1;
+    await expect(check.ping()).resolves.toBeUndefined();
+    now = READINESS_CACHE_MS;
+    await expect(check.ping()).rejects.toMatchObject({ code: 'store_unavailable' });
+    expect(writes).toHaveLength(2);
   });
 
   it('lets the server forget a throttle counter once its window and the cool-down after its block are over', () => {

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { MongoServerError } from 'mongodb';
 import { SLOT_CLASH_ATTEMPTS, withShelfConflictsMapped } from '../../../src/adapters/mongo/mongo-shelf-members.js';
-import { isDuplicateKeyOn, rethrowTimeLimit } from '../../../src/adapters/mongo/mongo-transactions.js';
+import { isDuplicateKeyOn } from '../../../src/adapters/mongo/mongo-transactions.js';
 
 /** A duplicate-key error as the server sends it: code 11000, the index's key pattern, a message naming the index. */
 const duplicate = (keyPattern: Record<string, 1>, index: string) =>
@@ -65,14 +65,5 @@ describe('Mongo shelf writes map duplicate keys to the domain (synthesised serve
   it('passes any other error through unchanged', async () => {
     const other = duplicate({ sha256: 1 }, 'books_sha256');
     await expect(withShelfConflictsMapped(async () => { throw other; })).rejects.toBe(other);
-  });
-});
-
-describe('Mongo queries stopped by maxTimeMS (synthesised server error)', () => {
-  it('answer store_unavailable (503) instead of a bare server error (500)', () => {
-    expect(() => rethrowTimeLimit(new MongoServerError({ code: 50, codeName: 'MaxTimeMSExpired', errmsg: 'operation exceeded time limit' })))
-      .toThrow(expect.objectContaining({ code: 'store_unavailable' }));
-    const other = new MongoServerError({ code: 2, errmsg: 'bad value' });
-    expect(() => rethrowTimeLimit(other)).toThrow(other);
   });
 });

@@ -30,9 +30,9 @@ describe('SqliteRateCounter (request budgets shared by worker processes)', () =>
 
   it('keeps keys and windows apart and ends each window on its boundary', async () => {
     await a.workerRateCounter.add('k', 3, MINUTE, at(0));
-    expect(await b.workerRateCounter.hit('other', MINUTE, at(0))).toEqual({ count: 1, resetAt: at(MINUTE) });
-    expect(await b.workerRateCounter.hit('k', MINUTE, at(MINUTE - 1))).toEqual({ count: 4, resetAt: at(MINUTE) });
-    expect(await b.workerRateCounter.hit('k', MINUTE, at(MINUTE))).toEqual({ count: 1, resetAt: at(2 * MINUTE) });
+    expect(await b.workerRateCounter.add('other', 1, MINUTE, at(0))).toEqual({ count: 1, resetAt: at(MINUTE) });
+    expect(await b.workerRateCounter.add('k', 1, MINUTE, at(MINUTE - 1))).toEqual({ count: 4, resetAt: at(MINUTE) });
+    expect(await b.workerRateCounter.add('k', 1, MINUTE, at(MINUTE))).toEqual({ count: 1, resetAt: at(2 * MINUTE) });
   });
 
   it('forgets spent windows as additions go on', async () => {
