@@ -33,6 +33,7 @@ export * from './application/use-cases/api-key-access.js';
 export * from './application/use-cases/authenticate-api-key.js';
 export * from './application/use-cases/authenticate-sync-user.js';
 export * from './application/use-cases/authenticate.js';
+export * from './application/use-cases/authority.js';
 export * from './application/use-cases/backfill-book-digests.js';
 export * from './application/use-cases/book-digests.js';
 export * from './application/use-cases/book-access.js';

@@ -1,6 +1,6 @@
 import { instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import {
-  AddBookToShelf, Authenticate, AuthenticateApiKey, AuthenticateSyncUser, BackfillBookDigests, BootstrapAdmin, ChangePassword,
+  AddBookToShelf, Authenticate, Authority, AuthenticateApiKey, AuthenticateSyncUser, BackfillBookDigests, BootstrapAdmin, ChangePassword,
   CompleteOidcLogin, CreateApiKey, CreateShelf, CreateUser, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode,
   FindUserByUsername, GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles,
   ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY, OidcAccounts,
@@ -28,36 +28,37 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
     new LoginUser(p.UserRepository, p.PasswordHasher, p.TokenService, p.LoginThrottleRepository, p.Clock, loginPolicies, config.localLogin));
   singleton(AuthenticateApiKey, (p) =>
     new AuthenticateApiKey(p.ApiKeyRepository, p.UserRepository, p.SecretGenerator, p.LoginThrottleRepository, p.Clock, loginPolicies.address));
-  singleton(Authenticate, (p, c) => new Authenticate(p.TokenService, p.TokenRevocationRepository, p.UserRepository, c.resolve(AuthenticateApiKey)));
-  singleton(CreateApiKey, (p) => new CreateApiKey(p.ApiKeyRepository, p.UserRepository, p.SecretGenerator, p.Clock, p.IdGenerator));
+  singleton(Authority, (p) => new Authority(p.UserRepository, p.ApiKeyRepository, p.TokenRevocationRepository, p.Clock));
+  singleton(Authenticate, (p, c) => new Authenticate(p.TokenService, c.resolve(Authority), c.resolve(AuthenticateApiKey)));
+  singleton(CreateApiKey, (p, c) => new CreateApiKey(p.ApiKeyRepository, p.UserRepository, p.SecretGenerator, p.Clock, p.IdGenerator, c.resolve(Authority)));
   singleton(ListApiKeys, (p) => new ListApiKeys(p.ApiKeyRepository, p.UserRepository));
-  singleton(RevokeApiKey, (p) => new RevokeApiKey(p.ApiKeyRepository, p.UserRepository));
+  singleton(RevokeApiKey, (p, c) => new RevokeApiKey(p.ApiKeyRepository, p.UserRepository, c.resolve(Authority)));
   singleton(Logout, (p) => new Logout(p.TokenRevocationRepository));
-  singleton(ChangePassword, (p) => new ChangePassword(p.UserRepository, p.PasswordHasher, p.Clock, p.LoginThrottleRepository, loginPolicies.account));
+  singleton(ChangePassword, (p, c) => new ChangePassword(p.UserRepository, p.PasswordHasher, p.Clock, p.LoginThrottleRepository, loginPolicies.account, c.resolve(Authority)));
   singleton(BootstrapAdmin, (p) => new BootstrapAdmin(p.UserRepository, p.PasswordHasher, p.Clock, p.IdGenerator));
-  singleton(CreateUser, (p) => new CreateUser(p.UserRepository, p.PasswordHasher, p.Clock, p.IdGenerator));
-  singleton(ResetPassword, (p) => new ResetPassword(p.UserRepository, p.PasswordHasher, p.Clock));
+  singleton(CreateUser, (p, c) => new CreateUser(p.UserRepository, p.PasswordHasher, p.Clock, p.IdGenerator, c.resolve(Authority)));
+  singleton(ResetPassword, (p, c) => new ResetPassword(p.UserRepository, p.PasswordHasher, p.Clock, c.resolve(Authority)));
   singleton(FindUserByUsername, (p) => new FindUserByUsername(p.UserRepository));
   singleton(ListUsers, (p) => new ListUsers(p.UserRepository));
   singleton(GetUser, (p) => new GetUser(p.UserRepository));
-  singleton(UpdateUser, (p) => new UpdateUser(p.UserRepository, p.Clock));
-  singleton(DeleteUser, (p) => new DeleteUser(p.UserRepository, p.ProgressRepository, p.ApiKeyRepository, p.SyncDocumentRepository));
+  singleton(UpdateUser, (p, c) => new UpdateUser(p.UserRepository, p.Clock, c.resolve(Authority)));
+  singleton(DeleteUser, (p, c) => new DeleteUser(p.UserRepository, p.ProgressRepository, p.ApiKeyRepository, p.SyncDocumentRepository, c.resolve(Authority)));
   singleton(ListRoles, () => new ListRoles());
 
-  singleton(UploadBook, (p) =>
-    new UploadBook(p.BookRepository, p.UploadStaging, p.BlobStore, p.MetadataReader, p.Clock, p.IdGenerator, config.maxUploadBytes, p.BookDigestRepository, p.SecretGenerator));
+  singleton(UploadBook, (p, c) =>
+    new UploadBook(p.BookRepository, p.UploadStaging, p.BlobStore, p.MetadataReader, p.Clock, p.IdGenerator, config.maxUploadBytes, p.BookDigestRepository, p.SecretGenerator, c.resolve(Authority)));
   singleton(ListBooks, (p) => new ListBooks(p.BookRepository));
   singleton(GetBook, (p) => new GetBook(p.BookRepository));
-  singleton(UpdateBook, (p) => new UpdateBook(p.BookRepository, p.Clock));
-  singleton(DeleteBook, (p) => new DeleteBook(p.BookRepository, p.ShelfRepository, p.BlobStore, p.Clock, p.ProgressRepository, p.BookDigestRepository));
+  singleton(UpdateBook, (p, c) => new UpdateBook(p.BookRepository, p.Clock, c.resolve(Authority)));
+  singleton(DeleteBook, (p, c) => new DeleteBook(p.BookRepository, p.ShelfRepository, p.BlobStore, p.Clock, p.ProgressRepository, p.BookDigestRepository, c.resolve(Authority)));
   singleton(GetBookFile, (p) => new GetBookFile(p.BookRepository, p.BlobStore));
   singleton(GetBookCover, (p) => new GetBookCover(p.BookRepository, p.BlobStore));
   singleton(GetProgress, (p) => new GetProgress(p.BookRepository, p.ProgressRepository));
-  singleton(UpdateProgress, (p) => new UpdateProgress(p.BookRepository, p.ProgressRepository, p.Clock));
-  singleton(DeleteProgress, (p) => new DeleteProgress(p.BookRepository, p.ProgressRepository));
+  singleton(UpdateProgress, (p, c) => new UpdateProgress(p.BookRepository, p.ProgressRepository, p.Clock, c.resolve(Authority)));
+  singleton(DeleteProgress, (p, c) => new DeleteProgress(p.BookRepository, p.ProgressRepository, c.resolve(Authority)));
   singleton(AuthenticateSyncUser, (p, c) =>
     new AuthenticateSyncUser(p.UserRepository, c.resolve(AuthenticateApiKey), p.LoginThrottleRepository, p.Clock, loginPolicies.account));
-  singleton(PushSyncProgress, (p, c) => new PushSyncProgress(p.BookDigestRepository, c.resolve(UpdateProgress), p.SyncDocumentRepository, p.Clock));
+  singleton(PushSyncProgress, (p, c) => new PushSyncProgress(p.BookDigestRepository, c.resolve(UpdateProgress), p.SyncDocumentRepository, p.Clock, c.resolve(Authority)));
   singleton(PullSyncProgress, (p) => new PullSyncProgress(p.BookDigestRepository, p.ProgressRepository, p.SyncDocumentRepository));
   singleton(ReconcileBookStorage, (p) => new ReconcileBookStorage(p.BookRepository, p.UploadStaging, p.BlobStore, p.Clock));
   singleton(BackfillBookDigests, (p) => new BackfillBookDigests(p.BookRepository, p.BookDigestRepository, p.BlobStore, p.SecretGenerator));
@@ -70,13 +71,13 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   ]));
 
   singleton(ListShelves, (p) => new ListShelves(p.ShelfRepository));
-  singleton(CreateShelf, (p) => new CreateShelf(p.ShelfRepository, p.BookRepository, p.Clock, p.IdGenerator));
+  singleton(CreateShelf, (p, c) => new CreateShelf(p.ShelfRepository, p.BookRepository, p.Clock, p.IdGenerator, c.resolve(Authority)));
   singleton(GetShelf, (p) => new GetShelf(p.ShelfRepository));
-  singleton(UpdateShelf, (p) => new UpdateShelf(p.ShelfRepository, p.BookRepository, p.Clock));
-  singleton(DeleteShelf, (p) => new DeleteShelf(p.ShelfRepository));
+  singleton(UpdateShelf, (p, c) => new UpdateShelf(p.ShelfRepository, p.BookRepository, p.Clock, c.resolve(Authority)));
+  singleton(DeleteShelf, (p, c) => new DeleteShelf(p.ShelfRepository, c.resolve(Authority)));
   singleton(ListShelfBooks, (p) => new ListShelfBooks(p.ShelfRepository, p.BookRepository));
-  singleton(AddBookToShelf, (p) => new AddBookToShelf(p.ShelfRepository, p.BookRepository, p.Clock));
-  singleton(RemoveBookFromShelf, (p) => new RemoveBookFromShelf(p.ShelfRepository, p.Clock));
+  singleton(AddBookToShelf, (p, c) => new AddBookToShelf(p.ShelfRepository, p.BookRepository, p.Clock, c.resolve(Authority)));
+  singleton(RemoveBookFromShelf, (p, c) => new RemoveBookFromShelf(p.ShelfRepository, p.Clock, c.resolve(Authority)));
 
   const oidc = config.oidc;
   if (!oidc) return;

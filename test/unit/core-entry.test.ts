@@ -96,14 +96,15 @@ describe('a scenario driven through the core alone, without HTTP', () => {
     const login = new core.LoginUser(store.users, hasher, tokens, store.throttle, clock, policies, true);
     await expect(login.execute({ login: 'ada', password: 'wrong password', clientAddress: 'cli' })).rejects.toBeInstanceOf(core.AuthenticationError);
     const { token } = await login.execute({ login: 'ADA', password: 'analytical engine', clientAddress: 'cli' });
-    const { actor } = await new core.Authenticate(tokens, store.revocations, store.users).execute(token.token);
+    const authority = new core.Authority(store.users, store.apiKeys, store.revocations, clock);
+    const { actor } = await new core.Authenticate(tokens, authority).execute(token.token);
     expect(core.isAdmin(actor)).toBe(true);
 
-    const shelf = await new core.CreateShelf(store.shelves, store.books, clock, ids).execute(actor, { name: '  Notes ', isPublic: true });
+    const shelf = await new core.CreateShelf(store.shelves, store.books, clock, ids, authority).execute(actor, { name: '  Notes ', isPublic: true });
     expect(shelf).toMatchObject({ name: 'Notes', isPublic: true, owner: { id: user.id, username: 'ada' }, bookCount: 0 });
     const page = await new core.ListShelves(store.shelves).execute(actor, { onlyOwn: true, page: 1, pageSize: 20 });
     expect(page.items.map((s) => s.name)).toEqual(['Notes']);
-    await expect(new core.CreateShelf(store.shelves, store.books, clock, ids).execute(actor, { name: 'notes' })).rejects.toMatchObject({ code: 'shelf_name_taken' });
+    await expect(new core.CreateShelf(store.shelves, store.books, clock, ids, authority).execute(actor, { name: 'notes' })).rejects.toMatchObject({ code: 'shelf_name_taken' });
     await store.close();
   });
 });

@@ -3,7 +3,7 @@ import type { FindUserByUsername } from '../../application/use-cases/find-user-b
 import type { UpdateUser } from '../../application/use-cases/update-user.js';
 import type { ResetPassword } from '../../application/use-cases/reset-password.js';
 import type { UploadBook } from '../../application/use-cases/upload-book.js';
-import { actorFor, type Actor } from '../../domain/actor.js';
+import { actorFor, OPERATOR_CREDENTIAL, type Actor } from '../../domain/actor.js';
 import { DomainError, ValidationError } from '../../domain/errors.js';
 import { canUploadBook } from '../../domain/policies.js';
 import type { User } from '../../domain/user.js';
@@ -22,7 +22,7 @@ export interface CliDeps extends KeyCliDeps {
 }
 
 /** Whoever can run the CLI against the store already holds all its data: they act as an admin. */
-export const OPERATOR: Actor = actorFor({ id: 'stacks-cli', username: 'stacks-cli', roles: ['admin'] });
+export const OPERATOR: Actor = actorFor({ id: 'stacks-cli', username: 'stacks-cli', roles: ['admin'] }, OPERATOR_CREDENTIAL);
 
 const describe = (user: User) => `${user.username} (id ${user.id}, roles ${user.roles.join(', ')}${user.disabled ? ', disabled' : ''})`;
 
@@ -62,7 +62,7 @@ async function execute(command: Command, deps: CliDeps, io: CliIo): Promise<numb
     }
     case 'import': {
       const owner = await deps.findUser.execute(OPERATOR, command.owner);
-      const actor = actorFor(owner);
+      const actor = actorFor(owner, OPERATOR_CREDENTIAL);
       if (owner.disabled || !canUploadBook(actor)) throw new UsageError(`${owner.username} may not upload books (disabled or no books:write)`);
       const summary = await importFolder(deps.uploadBook, actor, command.folder, io);
       return summary.failed > 0 ? EXIT_FAILED : EXIT_OK;

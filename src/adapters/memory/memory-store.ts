@@ -14,6 +14,8 @@ import { MemoryDatabase } from './memory-database.js';
 
 /** Every in-memory repository over one shared state (`DATABASE_URL=memory:` and tests). */
 export interface MemoryStore {
+  /** The state every repository shares (tests read it whole). */
+  readonly db: MemoryDatabase;
   readonly users: InMemoryUserRepository;
   readonly revocations: InMemoryTokenRevocationRepository;
   readonly throttle: InMemoryLoginThrottleRepository;
@@ -40,6 +42,7 @@ export class InMemoryHealthCheck implements HealthCheck {
 export function createMemoryStore(): MemoryStore {
   const db = new MemoryDatabase();
   return {
+    db,
     users: new InMemoryUserRepository(db),
     revocations: new InMemoryTokenRevocationRepository(db),
     throttle: new InMemoryLoginThrottleRepository(db),

@@ -69,8 +69,8 @@ export class BasicAuthenticator {
       const cacheKey = createHmac('sha256', this.key).update(JSON.stringify([credentials.login, credentials.password])).digest('base64url');
       const cached = await this.fromCache(cacheKey);
       if (cached) return cached;
-      const { user } = await this.check(cacheKey, { ...credentials, clientAddress: req.ip ?? 'unknown' });
-      return actorFor(user);
+      const { user, token } = await this.check(cacheKey, { ...credentials, clientAddress: req.ip ?? 'unknown' });
+      return actorFor(user, { kind: 'token', jti: token.jti, tokenVersion: user.tokenVersion });
     } catch (error) {
       if (error instanceof AuthenticationError) res.setHeader('WWW-Authenticate', BASIC_CHALLENGE);
       throw error;

@@ -1,4 +1,4 @@
-import { actorFor, type Actor } from '../../domain/actor.js';
+import type { Actor } from '../../domain/actor.js';
 import { actorThroughKey, API_KEY_TOUCH_INTERVAL_MS, keyWorksFor, touchDue, type ApiKey } from '../../domain/api-key.js';
 import { addressBucket } from '../../domain/client-address.js';
 import { invalidToken, rateLimited } from '../../domain/error-catalogue.js';
@@ -45,6 +45,6 @@ export class AuthenticateApiKey {
     if (!key || !user || !keyWorksFor(key, user, now)) throw invalidToken();
     await this.throttle.release(addressKey, now, this.policy);
     if (touchDue(key, now)) await this.keys.touchLastUsed(key.id, now, API_KEY_TOUCH_INTERVAL_MS);
-    return { actor: actorThroughKey(actorFor(user), key), user, key };
+    return { actor: actorThroughKey(user, key), user, key };
   }
 }

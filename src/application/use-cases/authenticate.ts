@@ -1,9 +1,10 @@
-import { actorFor, type Actor } from '../../domain/actor.js';
+import type { Actor } from '../../domain/actor.js';
 import { isApiKeySecret } from '../../domain/api-key.js';
-import { invalidToken, missingToken } from '../../domain/error-catalogue.js';
+import { missingToken } from '../../domain/error-catalogue.js';
 import type { User } from '../../domain/user.js';
-import type { TokenClaims, TokenRevocationRepository, TokenService, UserRepository } from '../ports.js';
+import type { TokenClaims, TokenService } from '../ports.js';
 import type { AuthenticateApiKey } from './authenticate-api-key.js';
+import type { Authority } from './authority.js';
 
 export interface Authenticated {
   readonly actor: Actor;
@@ -12,8 +13,6 @@ export interface Authenticated {
   readonly claims: TokenClaims | null;
 }
 
-const invalid = invalidToken;
-
 /**
  * Turns a bearer token (a JWT, or a personal API key `stk_…` when keys are wired) into the caller,
  * reading roles and status from the store every time.
@@ -21,8 +20,7 @@ const invalid = invalidToken;
 export class Authenticate {
   constructor(
     private readonly tokens: TokenService,
-    private readonly revocations: TokenRevocationRepository,
-    private readonly users: UserRepository,
+    private readonly authority: Authority,
     private readonly apiKeys: AuthenticateApiKey | null = null,
   ) {}
 
@@ -33,9 +31,7 @@ export class Authenticate {
       return { actor, user, claims: null };
     }
     const claims = this.tokens.verify(token);
-    if (await this.revocations.isRevoked(claims.jti)) throw invalid();
-    const user = await this.users.findById(claims.userId);
-    if (!user || user.disabled || user.tokenVersion !== claims.tokenVersion) throw invalid();
-    return { actor: actorFor(user), user, claims };
+    const { actor, user } = await this.authority.ofToken(claims.userId, { kind: 'token', jti: claims.jti, tokenVersion: claims.tokenVersion });
+    return { actor, user, claims };
   }
 }

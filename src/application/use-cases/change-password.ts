@@ -3,6 +3,7 @@ import { actsThroughKey } from '../../domain/api-key.js';
 import { invalidCurrentPassword, passwordNotSet, permissionDenied, rateLimited, userNotFound } from '../../domain/error-catalogue.js';
 import type { ThrottlePolicy } from '../../domain/login-throttle.js';
 import type { Clock, LoginThrottleRepository, PasswordHasher, UserRepository } from '../ports.js';
+import type { Authority } from './authority.js';
 import { assertAcceptablePassword } from './password-rules.js';
 
 export interface ChangePasswordInput {
@@ -22,11 +23,12 @@ export class ChangePassword {
     private readonly clock: Clock,
     private readonly throttle: LoginThrottleRepository,
     private readonly policy: ThrottlePolicy,
+    private readonly authority: Authority,
   ) {}
 
   async execute(actor: Actor, input: ChangePasswordInput): Promise<void> {
     if (actsThroughKey(actor)) throw permissionDenied();
-    const user = await this.users.findById(actor.id);
+    const { user } = await this.authority.confirm(actor);
     if (!user) throw userNotFound(actor.id);
     if (!user.passwordHash) {
       throw passwordNotSet();
@@ -40,6 +42,7 @@ export class ChangePassword {
     await this.throttle.reset(guessKey);
     assertAcceptablePassword(input.newPassword, 'new_password');
     const passwordHash = await this.hasher.hash(input.newPassword);
+    await this.authority.confirm(actor); // the session may have been revoked while the body arrived or bcrypt ran
     if (!(await this.users.setPassword(user.id, passwordHash, this.clock.now()))) throw userNotFound(actor.id);
   }
 }

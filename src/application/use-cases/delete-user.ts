@@ -1,6 +1,7 @@
 import type { Actor } from '../../domain/actor.js';
 import { userNotFound } from '../../domain/error-catalogue.js';
 import type { ApiKeyRepository, ProgressRepository, SyncDocumentRepository, UserRepository } from '../ports.js';
+import type { Authority } from './authority.js';
 import { requireUserAdmin } from './user-admin.js';
 
 /** Deletes an account, its reading progress, KOReader positions and API keys (admin only); its tokens stop working at once; the last active admin stays. */
@@ -10,10 +11,12 @@ export class DeleteUser {
     private readonly progress: ProgressRepository,
     private readonly apiKeys: ApiKeyRepository,
     private readonly syncDocuments: SyncDocumentRepository,
+    private readonly authority: Authority,
   ) {}
 
   async execute(actor: Actor, id: string): Promise<void> {
     requireUserAdmin(actor);
+    requireUserAdmin((await this.authority.confirm(actor)).actor);
     if (!(await this.users.delete(id))) throw userNotFound(id);
     await this.progress.deleteForUser(id); // already gone on SQLite (ON DELETE CASCADE)
     await this.apiKeys.deleteForUser(id);

@@ -20,7 +20,7 @@ describe('AuthenticateApiKey (through Authenticate)', () => {
   it('acts as the owner with the key’s permissions, flagged as a key', async () => {
     const { user, key, secret } = await ownerWithKey(['user'], ['books:read']);
     const got = await w.authenticate.execute(secret, ADDRESS);
-    expect(got.actor).toEqual({ id: user.id, username: user.username, roles: ['user'], permissions: ['books:read'], apiKeyId: key.id });
+    expect(got.actor).toEqual({ id: user.id, username: user.username, roles: ['user'], permissions: ['books:read'], credential: { kind: 'key', keyId: key.id, lookup: key.lookup } });
     expect(got.claims).toBeNull();
   });
 
@@ -77,15 +77,15 @@ describe('AuthenticateApiKey (through Authenticate)', () => {
       expect(await errorOf(w.authenticate.execute(`stk_guess-${i}`, ADDRESS))).toMatchObject({ code: 'invalid_token' });
     }
     expect(await errorOf(w.authenticate.execute(secret, ADDRESS))).toMatchObject({ kind: 'rate_limited', code: 'rate_limited' });
-    expect((await w.authenticate.execute(secret, '10.0.0.10')).actor.apiKeyId).toBeDefined();
+    expect((await w.authenticate.execute(secret, '10.0.0.10')).actor.credential.kind).toBe('key');
     w.clock.advance(15 * 60_000);
-    expect((await w.authenticate.execute(secret, ADDRESS)).actor.apiKeyId).toBeDefined();
+    expect((await w.authenticate.execute(secret, ADDRESS)).actor.credential.kind).toBe('key');
   });
 
   it('gives a right key its attempt back, so honest use never blocks the address', async () => {
     const { secret } = await ownerWithKey(['user']);
     for (let i = 0; i < 30; i++) await w.authenticate.execute(secret, ADDRESS);
     for (let i = 0; i < 9; i++) await errorOf(w.authenticate.execute(`stk_guess-${i}`, ADDRESS));
-    expect((await w.authenticate.execute(secret, ADDRESS)).actor.apiKeyId).toBeDefined();
+    expect((await w.authenticate.execute(secret, ADDRESS)).actor.credential.kind).toBe('key');
   });
 });

@@ -1,7 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { StartOidcLink } from '../../../src/application/use-cases/start-oidc-link.js';
 import { oidcStateKey, type OidcLoginBinding } from '../../../src/application/use-cases/start-oidc-login.js';
-import { actorFor } from '../../../src/domain/actor.js';
+import { actorFor, OPERATOR_CREDENTIAL } from '../../../src/domain/actor.js';
 import { admin, aWorld, errorOf, someClaims, TEST_ISSUER, type World } from '../../support/kit.js';
 
 let w: World;
@@ -58,7 +58,7 @@ describe('StartOidcLink and the callback that finishes it', () => {
   it('is refused for a disabled or deleted account', async () => {
     const { actor: disabled } = await w.storeUser({ disabled: true });
     expect(await errorOf(startLink.execute(disabled, { clientAddress: ADDRESS }))).toMatchObject({ kind: 'forbidden', code: 'account_disabled' });
-    const ghost = actorFor({ id: 'ghost', username: 'ghost', roles: ['user'] });
+    const ghost = actorFor({ id: 'ghost', username: 'ghost', roles: ['user'] }, OPERATOR_CREDENTIAL);
     expect(await errorOf(startLink.execute(ghost, { clientAddress: ADDRESS }))).toMatchObject({ kind: 'not_found', code: 'user_not_found' });
   });
 
