@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mongoLimits, mongoServerKind, mongoTestServer, type StandInLimit } from '../../support/mongo-server.js';
 import { startTestApp, type TestApp } from '../../support/test-app.js';
-import type { ProgressRepository, SyncDocumentRepository } from '../../../src/application/ports.js';
+import type { LoginThrottleRepository, ProgressRepository, SyncDocumentRepository } from '../../../src/application/ports.js';
+import type { ThrottleCounter } from '../../../src/domain/login-throttle.js';
 import { PORTS } from '../../../src/bootstrap/tokens.js';
 import type { StoredProgress } from '../../../src/domain/reading-progress.js';
 import type { SyncDocument } from '../../../src/domain/kosync.js';
@@ -48,6 +49,8 @@ export interface RaceWorld {
   progressOf(userId: string, bookId: string): Promise<StoredProgress | null>;
   /** The stored KOReader position of a document that matches no book, read from the store itself. */
   syncDocumentOf(userId: string, document: string): Promise<SyncDocument | null>;
+  /** A login throttle counter as stored (null: none was ever written, or it was reset). */
+  throttleOf(key: string): Promise<ThrottleCounter | null>;
   close(): Promise<void>;
 }
 
@@ -150,6 +153,7 @@ export async function raceWorld(store: StoreUnderRace, env: Record<string, strin
     address,
     progressOf: (userId, bookId) => t.container.di.resolve<ProgressRepository>(PORTS.ProgressRepository).get(userId, bookId),
     syncDocumentOf: (userId, document) => t.container.di.resolve<SyncDocumentRepository>(PORTS.SyncDocumentRepository).get(userId, document),
+    throttleOf: (key) => t.container.di.resolve<LoginThrottleRepository>(PORTS.LoginThrottleRepository).get(key),
     close,
   };
 }

@@ -1,4 +1,5 @@
-import { count, limitOutcome, race, basic, type Race, type RaceOutcome } from './race.js';
+import { addressBucket } from '../../../src/domain/client-address.js';
+import { count, limitOutcome, race, basic, tally, type Race, type RaceOutcome } from './race.js';
 import { koreaderHeaders } from '../../support/koreader.js';
 import { PASSWORD, type Answer } from './race-world.js';
 
@@ -57,11 +58,39 @@ export const throttleRaces: Race[] = [
     const answers = await w.burst(BURST - 1, (i) => opds(`wrong ${i}`));
     return burstThenRight(answers, await opds(PASSWORD), [401, 200]);
   }),
-  race('RACE-API-KEY-ADDRESS', '150 wrong stk_ bearers at once from one address: at most 100 reach the key lookup', async (w) => {
+  race('RACE-API-KEY-ADDRESS', '150 wrong stk_ bearers at once from one address: at most 100 are answered as checked (401), the rest 429', async (w) => {
     const from = w.address();
     const answers = await w.burst(BURST, (i) => w.send('GET', '/api/auth/me', { token: `stk_${String(i).padStart(43, 'Q')}`, from }));
-    // 401 invalid_token reached the lookup; 429 was refused before it.
+    // 401 invalid_token was counted as a failure; 429: the address was already blocked.
     return limitOutcome(answers, count(answers, 401, 200), ADDRESS_LIMIT);
+  }),
+  race('RACE-API-KEY-VALID-BURST', '150 right stk_ bearers at once from one address, then 99 wrong ones: every right one served, none counted, so the 99 wrong ones are all still checked (401)', async (w) => {
+    const owner = await w.fresh('honest');
+    const key = (await w.send('POST', '/api/auth/keys', { token: owner.token, body: { name: 'script' } })).body.key as string;
+    const from = w.address();
+    const right = await w.burst(BURST, () => w.send('GET', '/api/auth/me', { token: key, from }));
+    const counted = (await w.throttleOf(`api-key-address:${addressBucket(from)}`)) !== null ? 1 : 0;
+    const wrong = await w.burst(ADDRESS_LIMIT - 1, (i) => w.send('GET', '/api/auth/me', { token: `stk_${String(i).padStart(43, 'V')}`, from }));
+    const refusedRight = BURST - count(right, 200);
+    const refusedEarly = count(wrong, 429);
+    return {
+      ...limitOutcome([...right, ...wrong], 0, 0), limitsExceeded: refusedRight + refusedEarly + counted,
+      note: `right: ${JSON.stringify(tally(right))}${counted ? ' (and the address counter was written)' : ''}; wrong: ${JSON.stringify(tally(wrong))}`,
+    };
+  }),
+  race('RACE-KOSYNC-VALID-BURST', '150 right KOReader keys at once from one address over 30 accounts: every one served, none counted against the address', async (w) => {
+    const from = w.address();
+    // 5 at once per account: the account counters (10) are not what this race is about.
+    const readers = await Promise.all(Array.from({ length: 30 }, async () => {
+      const reader = await w.fresh('kobo');
+      return { reader, key: (await w.send('POST', '/api/auth/keys', { token: reader.token, body: { name: 'kobo' } })).body.key as string };
+    }));
+    const answers = await w.burst(BURST, (i) => {
+      const { reader, key } = readers[i % readers.length]!;
+      return w.send('GET', '/kosync/users/auth', { headers: koreaderHeaders(reader.username, key), from });
+    });
+    const wrong = await w.burst(ADDRESS_LIMIT - 1, (i) => w.send('GET', '/kosync/users/auth', { headers: koreaderHeaders(`nobody${i}q`, `stk_${i}`), from }));
+    return { ...limitOutcome([...answers, ...wrong], 0, 0), limitsExceeded: BURST - count(answers, 200) + count(wrong, 429), note: `right: ${JSON.stringify(tally(answers))}; wrong: ${JSON.stringify(tally(wrong))}` };
   }),
   race('RACE-API-KEY-OPDS', '150 OPDS requests with wrong stk_ passwords at once from one address: at most 100 reach the lookup', async (w) => {
     const victim = await w.fresh('keyed');

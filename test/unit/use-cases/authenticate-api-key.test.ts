@@ -70,7 +70,7 @@ describe('AuthenticateApiKey (through Authenticate)', () => {
     expect(await lastUsed()).toEqual(w.clock.now());
   });
 
-  it('counts wrong keys per address before the lookup and then refuses even a right key (429) until the block ends', async () => {
+  it('counts wrong keys per address and then refuses even a right key (429) until the block ends', async () => {
     const { secret } = await ownerWithKey(['user']);
     const limit = 10; // DEFAULT_WORLD_SETTINGS.loginPolicies.address.maxFailures
     for (let i = 0; i < limit; i++) {
@@ -82,10 +82,19 @@ describe('AuthenticateApiKey (through Authenticate)', () => {
     expect((await w.authenticate.execute(secret, ADDRESS)).actor.credential.kind).toBe('key');
   });
 
-  it('gives a right key its attempt back, so honest use never blocks the address', async () => {
+  it('never counts a right key against the address: honest use, even in a burst, never blocks it nor leaves a counter', async () => {
     const { secret } = await ownerWithKey(['user']);
     for (let i = 0; i < 30; i++) await w.authenticate.execute(secret, ADDRESS);
+    await Promise.all(Array.from({ length: 50 }, () => w.authenticate.execute(secret, ADDRESS)));
+    expect(await w.store.throttle.get(`api-key-address:${ADDRESS}`)).toBeNull();
     for (let i = 0; i < 9; i++) await errorOf(w.authenticate.execute(`stk_guess-${i}`, ADDRESS));
     expect((await w.authenticate.execute(secret, ADDRESS)).actor.credential.kind).toBe('key');
+    expect(await w.store.throttle.get(`api-key-address:${ADDRESS}`)).toMatchObject({ failures: 9, blockedUntil: null });
+  });
+
+  it('answers at most the limit of a burst of wrong keys as checked (401); the rest 429', async () => {
+    const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => errorOf(w.authenticate.execute(`stk_burst-${i}`, ADDRESS))));
+    expect(answers.filter((e) => e.code === 'invalid_token')).toHaveLength(10);
+    expect(answers.filter((e) => e.code === 'rate_limited')).toHaveLength(15);
   });
 });
