@@ -43,6 +43,9 @@ export interface MountedRouter {
 /** Builds the Express application (no listen). */
 export function createApp(deps: HttpDeps): Express {
   const app = express();
+  // One spelling per path: `/API/auth/register` is no second door past a limit, the secret-check lane or a log rule.
+  // Set before the first `use`, which creates the app's router with it; every router below is made case-sensitive too.
+  app.enable('case sensitive routing');
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('trust proxy', deps.settings.trustProxy);
@@ -55,7 +58,7 @@ export function createApp(deps: HttpDeps): Express {
   app.use(secretCheckLane(secretChecksOf(deps)));
 
   const registry = newRegistry();
-  const api = express.Router();
+  const api = express.Router({ caseSensitive: true });
   const authenticate = bearerAuthenticator(deps.authenticate);
   for (const spec of deps.routes) mountRoute(api, registry, spec, authenticate);
   // Generated on the first request, not at start-up (it is the slowest part of building the app).

@@ -41,7 +41,7 @@ const actorOf = (res: Response): Actor => res.locals['kosyncActor'] as Actor;
  * /openapi.json). Every route but registration checks `x-auth-user` and `x-auth-key` before any body is read.
  */
 export function kosyncRouter(deps: KosyncDeps): Router {
-  const router = express.Router();
+  const router = express.Router({ caseSensitive: true });
   const signIn = async (req: Request, res: Response, next: () => void) => {
     const credentials = { username: header(req, 'x-auth-user'), keyMd5: header(req, 'x-auth-key') };
     const address = req.ip ?? 'unknown';

@@ -25,7 +25,7 @@ const json = (res: Response, type: string, body: unknown) => sendBody(res, type,
  * Downloads and covers are the OPDS 1.2 routes, behind the same credentials.
  */
 export function opds2Router(deps: OpdsDeps, basic: BasicAuthenticator): Router {
-  const router = express.Router();
+  const router = express.Router({ caseSensitive: true });
   const document = authenticationDocument(deps.publicUrl);
   router.get('/auth', (_req, res) => json(res, OPDS2_TYPES.authentication, document));
   router.use(async (req, res, next) => {
