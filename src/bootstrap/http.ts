@@ -38,7 +38,10 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
   };
   return {
     logger,
-    settings: { publicUrl: config.publicUrl, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, rateLimits },
+    settings: {
+      publicUrl: config.publicUrl, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, rateLimits,
+      maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+    },
     authenticate: di.resolve(Authenticate),
     routes: [
       ...healthRoutes(health),

@@ -28,7 +28,7 @@ export async function startStacks(config: Config, logger: Logger): Promise<Runni
   };
   try {
     await prepare(container, config, logger);
-    const server = createHttpServer(createApp(httpDepsFrom(container)));
+    const server = createHttpServer(createApp(httpDepsFrom(container)), { trustProxy: config.trustProxy, maxConnectionsPerAddress: config.maxConnectionsPerAddress });
     const port = await listen(server, config.port, config.host);
     const housekeeping = container.di.resolve(RunHousekeeping).execute().catch((err: unknown) => {
       if (!stopping) logger.error({ err }, 'housekeeping failed; the next start tries again');

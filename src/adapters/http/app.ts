@@ -2,6 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import type { Logger } from 'pino';
 import swaggerUi from 'swagger-ui-express';
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
+import { requestsInFlightCap } from './address-cap.js';
 import { bearerAuthenticator } from './bearer.js';
 import { errorHandler, sendProblem, statusOf } from './error-handler.js';
 import { methodNotAllowed as notAllowedHere, routeNotFound as noRoute } from './http-errors.js';
@@ -19,6 +20,8 @@ export interface HttpSettings {
   readonly trustProxy: number;
   /** Per-address request budgets; none when absent. */
   readonly rateLimits?: RateLimitSettings;
+  /** Behind a proxy (trustProxy > 0): requests in flight per forwarded address (MAX_CONNECTIONS_PER_ADDRESS); the server caps connections otherwise. */
+  readonly maxConnectionsPerAddress?: number;
 }
 
 export interface HttpDeps {
@@ -51,6 +54,9 @@ export function createApp(deps: HttpDeps): Express {
   app.set('trust proxy', deps.settings.trustProxy);
   app.set('query parser', 'simple');
   app.use(requestLog(deps.logger));
+  if (deps.settings.trustProxy > 0 && deps.settings.maxConnectionsPerAddress) {
+    app.use(requestsInFlightCap(deps.settings.maxConnectionsPerAddress, (req, res, next) => apiHeaders(req, res, () => noStore(req, res, next))));
+  }
   app.use(corsFor(deps.settings.corsOrigins));
   app.use(optionsRefused(deps.routes));
   if (deps.settings.rateLimits) app.use(rateLimits(deps.settings.rateLimits, refusedWith));
