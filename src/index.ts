@@ -25,6 +25,7 @@ export * from './domain/reading-progress.js';
 export * from './domain/return-to.js';
 export * from './domain/shelf-rules.js';
 export * from './domain/shelf.js';
+export * from './domain/text.js';
 export * from './domain/token-revocation.js';
 export * from './domain/user.js';
 export type * from './application/ports.js';

@@ -8,6 +8,7 @@ import { kosyncRegistrationClosed } from '../../domain/error-catalogue.js';
 import { SYNC_LIMITS } from '../../domain/kosync.js';
 import { kosyncErrors, kosyncJsonBody, presentSyncState, sendKosync } from './kosync-responses.js';
 import { parse } from './route.js';
+import { nameText } from './schemas/text.js';
 import { z } from './zod.js';
 
 export interface KosyncDeps {
@@ -23,8 +24,8 @@ const PushBody = z.strictObject({
   document: z.string().min(1).max(SYNC_LIMITS.document),
   progress: z.string().max(SYNC_LIMITS.progress),
   percentage: z.number().min(0).max(1),
-  device: z.string().max(SYNC_LIMITS.device),
-  device_id: z.string().max(SYNC_LIMITS.deviceId),
+  device: nameText(SYNC_LIMITS.device),
+  device_id: nameText(SYNC_LIMITS.deviceId),
   metadata: z.unknown().optional(),
   identifiers: z.unknown().optional(),
 });

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { RequestHandler } from 'express';
 import type { Logger } from 'pino';
+import { printable } from '../../domain/text.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
@@ -18,7 +19,7 @@ export function requestLog(logger: Logger): RequestHandler {
           req_id: req.id,
           method: req.method,
           route: route ? `${req.baseUrl}${route}` : null,
-          path: req.path.slice(0, 200),
+          path: printable(req.path.slice(0, 200)),
           status: res.statusCode,
           duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
           aborted: !res.writableFinished,

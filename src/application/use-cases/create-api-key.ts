@@ -4,6 +4,7 @@ import {
 } from '../../domain/api-key.js';
 import { invalidInput, permissionDenied } from '../../domain/error-catalogue.js';
 import type { Permission } from '../../domain/permissions.js';
+import { isCleanName, NAME_CONTROL_MESSAGE } from '../../domain/text.js';
 import type { ApiKeyRepository, Clock, IdGenerator, SecretGenerator, UserRepository } from '../ports.js';
 import { keyOwnerFor, lookupOfSecret } from './api-key-access.js';
 import type { Authority } from './authority.js';
@@ -45,6 +46,7 @@ export class CreateApiKey {
     if (name.length === 0 || name.length > API_KEY_NAME_MAX_LENGTH) {
       throw invalidInput('The key needs a name.', [{ field: 'name', message: `must be 1 to ${API_KEY_NAME_MAX_LENGTH} characters` }]);
     }
+    if (!isCleanName(name)) throw invalidInput('The key name is invalid.', [{ field: 'name', message: NAME_CONTROL_MESSAGE }]);
     const now = this.clock.now();
     if (input.expiresAt && input.expiresAt.getTime() <= now.getTime()) {
       throw invalidInput('The key would expire before it is used.', [{ field: 'expires_at', message: 'must be in the future' }]);
