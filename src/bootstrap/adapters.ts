@@ -1,3 +1,4 @@
+import { createHmac } from 'node:crypto';
 import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -59,13 +60,15 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('SyncDocumentRepository', store.syncDocuments);
   register('OneTimeCodeRepository', store.oneTimeCodes);
   register('ApiKeyRepository', store.apiKeys);
+  register('KnownAddressRepository', store.knownAddresses);
   register('HealthCheck', store.health);
   register('PasswordHasher', hasher);
   register('TokenService', new JwtTokenService({ secret, expiresInSeconds: config.jwtExpiresInSeconds, clock: time, ids }));
   register('UploadStaging', new FsUploadStaging(storageRoot));
   register('BlobStore', 'blobs' in store ? store.blobs : new FsBlobStore(storageRoot)); // GridFS for MongoDB
   register('MetadataReader', reader);
-  register('SecretGenerator', new CryptoSecretGenerator());
+  // Log tags keyed by the JWT secret: every instance tags a mistyped login alike, and none can be read back.
+  register('SecretGenerator', new CryptoSecretGenerator(createHmac('sha256', secret).update('stacks log tags').digest()));
   register('HousekeepingLease', 'housekeepingLease' in store ? store.housekeepingLease : new InProcessLease()); // one instance at a time on MongoDB
   register('StoreHousekeeping', 'housekeeping' in store ? store.housekeeping : []);
   if (config.oidc) {

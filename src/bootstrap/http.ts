@@ -12,11 +12,11 @@ import { shelfRoutes } from '../adapters/http/shelves.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
 import { opdsRouter } from '../adapters/opds/opds-router.js';
 import {
-  AddBookToShelf, Authenticate, AuthenticateApiKey, AuthenticateSyncUser, ChangePassword, CompleteOidcLogin, CreateApiKey,
+  AddBookToShelf, Authenticate, AuthenticateSyncUser, ChangePassword, CompleteOidcLogin, CreateApiKey,
   CreateShelf, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetBook, GetBookCover, GetBookFile,
   GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers,
   LoginUser, Logout, PullSyncProgress, PushSyncProgress, RegisterUser, RemoveBookFromShelf, RevokeApiKey, StartOidcLink,
-  StartOidcLogin, UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
+  StartOidcLogin, UnlockUser, UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { StacksContainer } from './container.js';
 import { portsOf } from './tokens.js';
@@ -49,7 +49,7 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
         register: di.resolve(RegisterUser), login: di.resolve(LoginUser), logout: di.resolve(Logout), changePassword: di.resolve(ChangePassword), authConfig, logger,
       }),
       ...apiKeyRoutes({ create: di.resolve(CreateApiKey), list: di.resolve(ListApiKeys), revoke: di.resolve(RevokeApiKey) }),
-      ...userRoutes({ list: di.resolve(ListUsers), get: di.resolve(GetUser), update: di.resolve(UpdateUser), remove: di.resolve(DeleteUser), roles: di.resolve(ListRoles) }),
+      ...userRoutes({ list: di.resolve(ListUsers), get: di.resolve(GetUser), update: di.resolve(UpdateUser), remove: di.resolve(DeleteUser), roles: di.resolve(ListRoles), unlock: di.resolve(UnlockUser) }),
       ...bookRoutes({
         upload: di.resolve(UploadBook), list: di.resolve(ListBooks), get: di.resolve(GetBook), update: di.resolve(UpdateBook), remove: di.resolve(DeleteBook),
         file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover), maxUploadBytes: config.maxUploadBytes,
@@ -63,12 +63,12 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
       ...oidcRoutes({ flow: oidcFlow, logger }),
     ],
     extraRouters: [{ path: '/opds', router: opdsRouter({
-      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), apiKeys: di.resolve(AuthenticateApiKey), publicUrl: config.publicUrl,
+      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), publicUrl: config.publicUrl,
       listBooks: di.resolve(ListBooks), getBook: di.resolve(GetBook), file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover),
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
     }), checksSecrets: true }, {
       path: '/kosync',
-      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), log: logger }),
+      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress) }),
       errors: kosyncErrors,
       checksSecrets: true,
     }],

@@ -23,6 +23,7 @@ export const PORTS = Object.freeze({
   SyncDocumentRepository: token<P.SyncDocumentRepository>('SyncDocumentRepository'),
   OneTimeCodeRepository: token<P.OneTimeCodeRepository>('OneTimeCodeRepository'),
   ApiKeyRepository: token<P.ApiKeyRepository>('ApiKeyRepository'),
+  KnownAddressRepository: token<P.KnownAddressRepository>('KnownAddressRepository'),
   HealthCheck: token<P.HealthCheck>('HealthCheck'),
   PasswordHasher: token<P.PasswordHasher>('PasswordHasher'),
   TokenService: token<P.TokenService>('TokenService'),

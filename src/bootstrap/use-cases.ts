@@ -1,12 +1,12 @@
 import { instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import {
-  AddBookToShelf, Authenticate, Authority, AuthenticateApiKey, AuthenticateSyncUser, BackfillBookDigests, BootstrapAdmin, ChangePassword,
-  CompleteOidcLogin, CreateApiKey, CreateShelf, CreateUser, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode,
+  AccountLockout, AddBookToShelf, AuthEvents, Authenticate, Authority, AuthenticateApiKey, AuthenticateSyncUser, BackfillBookDigests, BootstrapAdmin, ChangePassword,
+  CompleteOidcLogin, CreateApiKey, CreateShelf, CreateUser, CurrentPasswordCheck, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode,
   FindUserByUsername, GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles,
   ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY, OidcAccounts,
   OidcAttemptLimiter, PullSyncProgress, PurgeExpiredRecords, PushSyncProgress, ReconcileBookStorage, RegisterUser,
   RemoveBookFromShelf, ResetPassword, RevokeApiKey, RunHousekeeping, StartOidcLink, StartOidcLogin, UpdateBook, UpdateProgress,
-  UpdateShelf, UpdateUser, UploadBook,
+  UnlockUser, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { Config } from './config.js';
 import { portsOf, type Ports } from './tokens.js';
@@ -24,25 +24,29 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
     defaultRole: config.defaultRole,
     firstUserBecomesAdmin: config.admin === null,
   }));
-  singleton(LoginUser, (p) =>
-    new LoginUser(p.UserRepository, p.PasswordHasher, p.TokenService, p.LoginThrottleRepository, p.Clock, loginPolicies, config.localLogin));
-  singleton(AuthenticateApiKey, (p) =>
-    new AuthenticateApiKey(p.ApiKeyRepository, p.UserRepository, p.SecretGenerator, p.LoginThrottleRepository, p.Clock, loginPolicies.address));
+  singleton(AuthEvents, (p) => new AuthEvents(p.Logger, p.SecretGenerator));
+  singleton(AccountLockout, (p) => new AccountLockout(p.LoginThrottleRepository, p.KnownAddressRepository, p.Clock, loginPolicies.account));
+  singleton(CurrentPasswordCheck, (p, c) => new CurrentPasswordCheck(p.PasswordHasher, p.LoginThrottleRepository, p.Clock, loginPolicies.account, c.resolve(AuthEvents)));
+  singleton(LoginUser, (p, c) => new LoginUser(
+    p.UserRepository, p.PasswordHasher, p.TokenService, p.LoginThrottleRepository, p.Clock, loginPolicies, config.localLogin, c.resolve(AccountLockout), c.resolve(AuthEvents)));
+  singleton(AuthenticateApiKey, (p, c) => new AuthenticateApiKey(
+    p.ApiKeyRepository, p.UserRepository, p.SecretGenerator, p.LoginThrottleRepository, p.Clock, loginPolicies.address, c.resolve(AccountLockout)));
   singleton(Authority, (p) => new Authority(p.UserRepository, p.ApiKeyRepository, p.TokenRevocationRepository, p.Clock));
-  singleton(Authenticate, (p, c) => new Authenticate(p.TokenService, c.resolve(Authority), c.resolve(AuthenticateApiKey)));
+  singleton(Authenticate, (p, c) => new Authenticate(p.TokenService, c.resolve(Authority), c.resolve(AuthenticateApiKey), c.resolve(AuthEvents)));
   singleton(CreateApiKey, (p, c) => new CreateApiKey(p.ApiKeyRepository, p.UserRepository, p.SecretGenerator, p.Clock, p.IdGenerator, c.resolve(Authority)));
   singleton(ListApiKeys, (p) => new ListApiKeys(p.ApiKeyRepository, p.UserRepository));
   singleton(RevokeApiKey, (p, c) => new RevokeApiKey(p.ApiKeyRepository, p.UserRepository, c.resolve(Authority)));
   singleton(Logout, (p) => new Logout(p.TokenRevocationRepository));
-  singleton(ChangePassword, (p, c) => new ChangePassword(p.UserRepository, p.PasswordHasher, p.Clock, p.LoginThrottleRepository, loginPolicies.account, c.resolve(Authority)));
+  singleton(ChangePassword, (p, c) => new ChangePassword(p.PasswordHasher, p.UserRepository, p.Clock, c.resolve(CurrentPasswordCheck), c.resolve(Authority)));
   singleton(BootstrapAdmin, (p) => new BootstrapAdmin(p.UserRepository, p.PasswordHasher, p.Clock, p.IdGenerator));
   singleton(CreateUser, (p, c) => new CreateUser(p.UserRepository, p.PasswordHasher, p.Clock, p.IdGenerator, c.resolve(Authority)));
-  singleton(ResetPassword, (p, c) => new ResetPassword(p.UserRepository, p.PasswordHasher, p.Clock, c.resolve(Authority)));
+  singleton(ResetPassword, (p, c) => new ResetPassword(p.UserRepository, p.PasswordHasher, p.Clock, c.resolve(Authority), c.resolve(AccountLockout)));
   singleton(FindUserByUsername, (p) => new FindUserByUsername(p.UserRepository));
-  singleton(ListUsers, (p) => new ListUsers(p.UserRepository));
-  singleton(GetUser, (p) => new GetUser(p.UserRepository));
-  singleton(UpdateUser, (p, c) => new UpdateUser(p.UserRepository, p.Clock, c.resolve(Authority)));
-  singleton(DeleteUser, (p, c) => new DeleteUser(p.UserRepository, p.ProgressRepository, p.ApiKeyRepository, p.SyncDocumentRepository, c.resolve(Authority)));
+  singleton(ListUsers, (p, c) => new ListUsers(p.UserRepository, c.resolve(AccountLockout)));
+  singleton(GetUser, (p, c) => new GetUser(p.UserRepository, c.resolve(AccountLockout)));
+  singleton(UnlockUser, (p, c) => new UnlockUser(p.UserRepository, c.resolve(AccountLockout), c.resolve(Authority)));
+  singleton(UpdateUser, (p, c) => new UpdateUser(p.UserRepository, p.Clock, c.resolve(Authority), c.resolve(AccountLockout)));
+  singleton(DeleteUser, (p, c) => new DeleteUser(p.UserRepository, p.ProgressRepository, p.ApiKeyRepository, p.SyncDocumentRepository, c.resolve(Authority), p.KnownAddressRepository));
   singleton(ListRoles, () => new ListRoles());
 
   singleton(UploadBook, (p, c) =>
@@ -57,12 +61,12 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(UpdateProgress, (p, c) => new UpdateProgress(p.BookRepository, p.ProgressRepository, p.Clock, c.resolve(Authority)));
   singleton(DeleteProgress, (p, c) => new DeleteProgress(p.BookRepository, p.ProgressRepository, c.resolve(Authority)));
   singleton(AuthenticateSyncUser, (p, c) =>
-    new AuthenticateSyncUser(p.UserRepository, c.resolve(AuthenticateApiKey), p.LoginThrottleRepository, p.Clock, loginPolicies.account));
+    new AuthenticateSyncUser(p.UserRepository, c.resolve(AuthenticateApiKey), p.LoginThrottleRepository, p.Clock, c.resolve(AccountLockout), c.resolve(AuthEvents)));
   singleton(PushSyncProgress, (p, c) => new PushSyncProgress(p.BookDigestRepository, c.resolve(UpdateProgress), p.SyncDocumentRepository, p.Clock, c.resolve(Authority)));
   singleton(PullSyncProgress, (p) => new PullSyncProgress(p.BookDigestRepository, p.ProgressRepository, p.SyncDocumentRepository));
   singleton(ReconcileBookStorage, (p) => new ReconcileBookStorage(p.BookRepository, p.UploadStaging, p.BlobStore, p.Clock));
   singleton(BackfillBookDigests, (p) => new BackfillBookDigests(p.BookRepository, p.BookDigestRepository, p.BlobStore, p.SecretGenerator));
-  singleton(PurgeExpiredRecords, (p) => new PurgeExpiredRecords(p.TokenRevocationRepository, p.OneTimeCodeRepository, p.Clock));
+  singleton(PurgeExpiredRecords, (p) => new PurgeExpiredRecords(p.TokenRevocationRepository, p.OneTimeCodeRepository, p.Clock, p.KnownAddressRepository));
   singleton(RunHousekeeping, (p, c) => new RunHousekeeping(p.HousekeepingLease, p.Clock, p.Logger, [
     ...p.StoreHousekeeping,
     { name: 'expired records purged', run: () => c.resolve(PurgeExpiredRecords).execute() },

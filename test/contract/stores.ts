@@ -7,6 +7,7 @@ import type {
   BookDigestRepository,
   BookRepository,
   HealthCheck,
+  KnownAddressRepository,
   LoginThrottleRepository,
   OneTimeCodeRepository,
   ProgressRepository,
@@ -33,6 +34,7 @@ export interface ContractStore {
   readonly progress: ProgressRepository;
   readonly digests: BookDigestRepository;
   readonly syncDocuments: SyncDocumentRepository;
+  readonly knownAddresses: KnownAddressRepository;
   readonly health: HealthCheck;
   /** Closes the store and removes whatever it left on disk. */
   dispose(): Promise<void>;

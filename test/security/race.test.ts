@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Race, RaceOutcome } from './race/race.js';
 import { raceWorld, STORES_UNDER_RACE, type RaceWorld, type StoreUnderRace } from './race/race-world.js';
-import { budgetRaces, throttleRaces } from './race/throttle.races.js';
+import { budgetRaces, lockoutRaces, throttleRaces } from './race/throttle.races.js';
 import { lostUpdateRaces, uniquenessRaces } from './race/writes.races.js';
 
 /**
@@ -41,6 +41,7 @@ function raceSuite(store: StoreUnderRace, title: string, races: readonly Race[],
 
 for (const store of STORES_UNDER_RACE) {
   raceSuite(store, 'secret checks', throttleRaces);
+  raceSuite(store, 'lockouts that spare their owners', lockoutRaces);
   raceSuite(store, 'uniqueness', uniquenessRaces);
   raceSuite(store, 'lost updates', lostUpdateRaces);
   raceSuite(store, 'request budgets', budgetRaces, { REGISTER_LIMIT_PER_HOUR: '30', RATE_LIMIT_PER_MINUTE: '100' });

@@ -3559,6 +3559,23 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/{id}/lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Lift every sign-in block of an account (admin) */
+        delete: operations["unlockUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -3820,6 +3837,12 @@ export interface components {
             disabled: boolean;
             email: string;
             id: string;
+            /**
+             * Format: date-time
+             * @description When the sign-in block of the account ends; null when it is not blocked
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            locked_until: string | null;
             permissions: ("books:read" | "books:write" | "books:delete" | "shelves:read" | "shelves:write" | "admin:*")[];
             roles: ("admin" | "user" | "reader")[];
             username: string;
@@ -3990,4 +4013,80 @@ export interface components {
     pathItems: never;
 }
 export type $defs = Record<string, never>;
-export type operations = Record<string, never>;
+export interface operations {
+    unlockUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Opaque id (URL-safe, at most 64 characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unlocked: the account, its addresses and its current-password guesses start afresh */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+}

@@ -4,6 +4,10 @@ import type { BlobStore, MetadataReader, PasswordHasher, UploadStaging } from '.
 import { AddBookToShelf } from '../../src/application/use-cases/add-book-to-shelf.js';
 import { Authenticate } from '../../src/application/use-cases/authenticate.js';
 import { Authority } from '../../src/application/use-cases/authority.js';
+import { AccountLockout } from '../../src/application/use-cases/account-lockout.js';
+import { AuthEvents } from '../../src/application/use-cases/auth-events.js';
+import { CurrentPasswordCheck } from '../../src/application/use-cases/current-password.js';
+import { UnlockUser } from '../../src/application/use-cases/unlock-user.js';
 import { AuthenticateApiKey } from '../../src/application/use-cases/authenticate-api-key.js';
 import { AuthenticateSyncUser } from '../../src/application/use-cases/authenticate-sync-user.js';
 import { CreateApiKey } from '../../src/application/use-cases/create-api-key.js';
@@ -88,7 +92,7 @@ export interface WorldOptions extends Partial<WorldSettings> {
 export function aWorld(options: WorldOptions = {}) {
   const settings: WorldSettings = { ...DEFAULT_WORLD_SETTINGS, ...options };
   const store = createMemoryStore();
-  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes, apiKeys, progress, digests, syncDocuments } = store;
+  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes, apiKeys, progress, digests, syncDocuments, knownAddresses } = store;
   const { staging, blobs, metadata } = options.files ?? NO_FILES;
   const clock = new FakeClock();
   const ids = new SequentialIds(options.idPrefix ?? 'id-');
@@ -98,28 +102,34 @@ export function aWorld(options: WorldOptions = {}) {
   const oidc = new FakeOidcProvider();
   const limiter = new OidcAttemptLimiter(throttle, clock, settings.oidcPolicy);
   const oidcAccounts = new OidcAccounts(users, clock, ids, settings.oidcAccounts);
-  const authenticateApiKey = new AuthenticateApiKey(apiKeys, users, secrets, throttle, clock, settings.loginPolicies.address);
+  /** Every log entry the use cases wrote (auth events), in order. */
+  const logged: { details: Record<string, unknown>; message: string }[] = [];
+  const events = new AuthEvents({ info: (details, message) => logged.push({ details: { ...details }, message }), warn: () => undefined }, secrets);
+  const lockout = new AccountLockout(throttle, knownAddresses, clock, settings.loginPolicies.account);
+  const authenticateApiKey = new AuthenticateApiKey(apiKeys, users, secrets, throttle, clock, settings.loginPolicies.address, lockout);
   const authority = new Authority(users, apiKeys, revocations, clock);
+  const currentPassword = new CurrentPasswordCheck(hasher, throttle, clock, settings.loginPolicies.account, events);
   const updateProgress = new UpdateProgress(books, progress, clock, authority);
   return {
-    store, clock, ids, hasher, tokens, secrets, oidc, authority,
+    store, clock, ids, hasher, tokens, secrets, oidc, authority, lockout, events, logged,
     bootstrapAdmin: new BootstrapAdmin(users, hasher, clock, ids),
     registerUser: new RegisterUser(users, hasher, tokens, clock, ids, settings.registration),
-    loginUser: new LoginUser(users, hasher, tokens, throttle, clock, settings.loginPolicies, settings.registration.localLogin),
-    authenticate: new Authenticate(tokens, authority, authenticateApiKey),
+    loginUser: new LoginUser(users, hasher, tokens, throttle, clock, settings.loginPolicies, settings.registration.localLogin, lockout, events),
+    authenticate: new Authenticate(tokens, authority, authenticateApiKey, events),
     authenticateApiKey,
     createApiKey: new CreateApiKey(apiKeys, users, secrets, clock, ids, authority),
     listApiKeys: new ListApiKeys(apiKeys, users),
     revokeApiKey: new RevokeApiKey(apiKeys, users, authority),
     logout: new Logout(revocations),
-    changePassword: new ChangePassword(users, hasher, clock, throttle, settings.loginPolicies.account, authority),
+    changePassword: new ChangePassword(hasher, users, clock, currentPassword, authority),
     createUser: new CreateUser(users, hasher, clock, ids, authority),
     findUserByUsername: new FindUserByUsername(users),
-    listUsers: new ListUsers(users),
-    getUser: new GetUser(users),
-    updateUser: new UpdateUser(users, clock, authority),
-    deleteUser: new DeleteUser(users, progress, apiKeys, syncDocuments, authority),
-    resetPassword: new ResetPassword(users, hasher, clock, authority),
+    listUsers: new ListUsers(users, lockout),
+    getUser: new GetUser(users, lockout),
+    unlockUser: new UnlockUser(users, lockout, authority),
+    updateUser: new UpdateUser(users, clock, authority, lockout),
+    deleteUser: new DeleteUser(users, progress, apiKeys, syncDocuments, authority, knownAddresses),
+    resetPassword: new ResetPassword(users, hasher, clock, authority, lockout),
     listRoles: new ListRoles(),
     listBooks: new ListBooks(books),
     getBook: new GetBook(books),
@@ -130,7 +140,7 @@ export function aWorld(options: WorldOptions = {}) {
     uploadBook: new UploadBook(books, staging, blobs, metadata, clock, ids, settings.maxUploadBytes, digests, secrets, authority),
     getProgress: new GetProgress(books, progress),
     updateProgress,
-    authenticateSyncUser: new AuthenticateSyncUser(users, authenticateApiKey, throttle, clock, settings.loginPolicies.account),
+    authenticateSyncUser: new AuthenticateSyncUser(users, authenticateApiKey, throttle, clock, lockout, events),
     pushSyncProgress: new PushSyncProgress(digests, updateProgress, syncDocuments, clock, authority),
     pullSyncProgress: new PullSyncProgress(digests, progress, syncDocuments),
     deleteProgress: new DeleteProgress(books, progress, authority),

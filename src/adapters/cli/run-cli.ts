@@ -2,6 +2,7 @@ import type { CreateUser } from '../../application/use-cases/create-user.js';
 import type { FindUserByUsername } from '../../application/use-cases/find-user-by-username.js';
 import type { UpdateUser } from '../../application/use-cases/update-user.js';
 import type { ResetPassword } from '../../application/use-cases/reset-password.js';
+import type { UnlockUser } from '../../application/use-cases/unlock-user.js';
 import type { UploadBook } from '../../application/use-cases/upload-book.js';
 import { actorFor, OPERATOR_CREDENTIAL, type Actor } from '../../domain/actor.js';
 import { DomainError, ValidationError } from '../../domain/errors.js';
@@ -19,6 +20,7 @@ export interface CliDeps extends KeyCliDeps {
   readonly findUser: FindUserByUsername;
   readonly updateUser: UpdateUser;
   readonly resetPassword: ResetPassword;
+  readonly unlockUser: UnlockUser;
   readonly uploadBook: UploadBook;
 }
 
@@ -44,21 +46,27 @@ async function execute(command: Command, deps: CliDeps, io: CliIo): Promise<numb
     }
     case 'user-roles': {
       const user = await deps.findUser.execute(OPERATOR, command.username);
-      say(io.stdout, `updated ${describe(await deps.updateUser.execute(OPERATOR, { id: user.id, roles: command.roles }))}`);
+      say(io.stdout, `updated ${describe((await deps.updateUser.execute(OPERATOR, { id: user.id, roles: command.roles })).user)}`);
       return EXIT_OK;
     }
     case 'user-reset-password': {
       const user = await deps.findUser.execute(OPERATOR, command.username);
       const newPassword = await password(command.password, io);
       await deps.resetPassword.execute(OPERATOR, { userId: user.id, newPassword });
-      say(io.stdout, `password reset for ${printable(user.username)}; every earlier token is revoked`);
+      say(io.stdout, `password reset for ${printable(user.username)}; every earlier token is revoked and every sign-in block lifted`);
+      return EXIT_OK;
+    }
+    case 'user-unlock': {
+      const user = await deps.findUser.execute(OPERATOR, command.username);
+      await deps.unlockUser.execute(OPERATOR, user.id);
+      say(io.stdout, `unlocked ${printable(user.username)}: every sign-in block lifted`);
       return EXIT_OK;
     }
     case 'user-disable':
     case 'user-enable': {
       const user = await deps.findUser.execute(OPERATOR, command.username);
       const updated = await deps.updateUser.execute(OPERATOR, { id: user.id, disabled: command.name === 'user-disable' });
-      say(io.stdout, `updated ${describe(updated)}`);
+      say(io.stdout, `updated ${describe(updated.user)}`);
       return EXIT_OK;
     }
     case 'import': {

@@ -1,5 +1,4 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { ActivityLog } from '../../application/ports.js';
 import type { AuthenticateSyncUser } from '../../application/use-cases/authenticate-sync-user.js';
 import type { PullSyncProgress } from '../../application/use-cases/pull-sync-progress.js';
 import type { PushSyncProgress } from '../../application/use-cases/push-sync-progress.js';
@@ -13,8 +12,6 @@ import { z } from './zod.js';
 
 export interface KosyncDeps {
   readonly authenticate: AuthenticateSyncUser;
-  /** Where sign-in events go: every refusal, and each explicit sign-in (`users/auth`); never the key. */
-  readonly log: ActivityLog;
   readonly push: PushSyncProgress;
   readonly pull: PullSyncProgress;
 }
@@ -43,17 +40,10 @@ const actorOf = (res: Response): Actor => res.locals['kosyncActor'] as Actor;
  */
 export function kosyncRouter(deps: KosyncDeps): Router {
   const router = express.Router({ caseSensitive: true });
+  // AuthenticateSyncUser writes the auth event of every sign-in (never the key, nor the name as typed).
   const signIn = async (req: Request, res: Response, next: () => void) => {
     const credentials = { username: header(req, 'x-auth-user'), keyMd5: header(req, 'x-auth-key') };
-    const address = req.ip ?? 'unknown';
-    try {
-      res.locals['kosyncActor'] = await deps.authenticate.execute(credentials, address);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      deps.log.info({ event: 'kosync_auth_failed', login: credentials.username.slice(0, 100), address, code }, 'auth');
-      throw error;
-    }
-    if (req.path === '/users/auth') deps.log.info({ event: 'kosync_auth_succeeded', user_id: actorOf(res).id, address }, 'auth');
+    res.locals['kosyncActor'] = await deps.authenticate.execute(credentials, req.ip ?? 'unknown');
     next();
   };
 

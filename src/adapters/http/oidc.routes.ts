@@ -21,6 +21,12 @@ export interface OidcFlow {
 
 const tag = 'Single sign-on';
 
+/** The auth event of a single sign-on check (the callback, or the trade of its one-time code): as AuthEvents writes them. */
+function ssoEvent(logger: Logger, address: string, error: unknown, userId?: string): void {
+  if (error === null) logger.info({ event: 'auth_succeeded', method: 'sso', user_id: userId, address }, 'auth');
+  else logger.info({ event: 'auth_failed', method: 'sso', address, code: (error as { code?: unknown } | null)?.code }, 'auth');
+}
+
 export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): AnyRoute[] {
   const enabled = (): OidcFlow => {
     if (!deps.flow) throw oidcDisabled();
@@ -54,11 +60,11 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
         const search = new URL(req.originalUrl, 'http://callback.invalid').search;
         const clientAddress = req.ip ?? 'unknown';
         const result = await flow.complete.execute({ binding, state: query.state, search, clientAddress }).catch((error: unknown) => {
-          deps.logger.info({ event: 'oidc_login_failed', address: clientAddress, code: (error as { code?: string }).code }, 'auth');
+          ssoEvent(deps.logger, clientAddress, error);
           throw error;
         });
+        ssoEvent(deps.logger, clientAddress, null, result.user.id);
         if (result.kind === 'redirect') return res.redirect(302, result.location);
-        deps.logger.info({ event: 'oidc_login_succeeded', user_id: result.user.id }, 'auth');
         res.json(presentToken(result));
       },
     }),
@@ -67,9 +73,13 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
       body: OidcCodeBody,
       responses: { 200: { description: 'Signed in', schema: TokenResponseSchema } },
       errors: [403, 404],
-      async handle({ body, res }) {
-        const result = await enabled().exchange.execute({ code: body.code });
-        deps.logger.info({ event: 'oidc_login_succeeded', user_id: result.user.id }, 'auth');
+      async handle({ body, req, res }) {
+        const clientAddress = req.ip ?? 'unknown';
+        const result = await enabled().exchange.execute({ code: body.code }).catch((error: unknown) => {
+          ssoEvent(deps.logger, clientAddress, error);
+          throw error;
+        });
+        ssoEvent(deps.logger, clientAddress, null, result.user.id);
         res.json(presentToken(result));
       },
     }),

@@ -5,7 +5,7 @@ import { printable } from '../../domain/text.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
 
-/** Assigns a request id and logs one JSON line per request: no headers, bodies or query strings. */
+/** Assigns a request id and logs one JSON line per request, with the client address (as TRUST_PROXY reads it): no headers, bodies or query strings. */
 export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
     const incoming = req.get('x-request-id');
@@ -18,6 +18,7 @@ export function requestLog(logger: Logger): RequestHandler {
         {
           req_id: req.id,
           method: req.method,
+          address: req.ip ?? null,
           route: route ? `${req.baseUrl}${route}` : null,
           path: printable(req.path.slice(0, 200)),
           status: res.statusCode,

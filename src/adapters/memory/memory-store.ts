@@ -3,6 +3,7 @@ import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { InMemoryApiKeyRepository } from './in-memory-api-key-repository.js';
 import { InMemoryBookDigestRepository } from './in-memory-book-digest-repository.js';
 import { InMemoryBookRepository } from './in-memory-book-repository.js';
+import { InMemoryKnownAddressRepository } from './in-memory-known-address-repository.js';
 import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repository.js';
 import { InMemoryOneTimeCodeRepository } from './in-memory-one-time-code-repository.js';
 import { InMemoryProgressRepository } from './in-memory-progress-repository.js';
@@ -26,6 +27,7 @@ export interface MemoryStore {
   readonly progress: InMemoryProgressRepository;
   readonly digests: InMemoryBookDigestRepository;
   readonly syncDocuments: InMemorySyncDocumentRepository;
+  readonly knownAddresses: InMemoryKnownAddressRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -53,6 +55,7 @@ export function createMemoryStore(): MemoryStore {
     progress: new InMemoryProgressRepository(db),
     digests: new InMemoryBookDigestRepository(db),
     syncDocuments: new InMemorySyncDocumentRepository(db),
+    knownAddresses: new InMemoryKnownAddressRepository(db),
     health: new InMemoryHealthCheck(db),
     close: async () => {
       db.closed = true;

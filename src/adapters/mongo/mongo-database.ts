@@ -7,6 +7,7 @@ import { BOOK_DIGEST_INDEXES } from './mongo-book-digest-repository.js';
 import { PROGRESS_INDEXES } from './mongo-progress-indexes.js';
 import { SYNC_DOCUMENT_INDEXES } from './mongo-sync-document-indexes.js';
 import { HOUSEKEEPING_INDEXES, SCHEMA_VERSION } from './mongo-housekeeping-indexes.js';
+import { KNOWN_ADDRESS_INDEXES } from './mongo-known-address-indexes.js';
 import { duplicateKeyReport } from './mongo-transactions.js';
 
 /** The collections of one Stacks database and their indexes (created at start, idempotently). */
@@ -29,6 +30,7 @@ export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   progress: PROGRESS_INDEXES,
   book_digests: BOOK_DIGEST_INDEXES,
   sync_documents: SYNC_DOCUMENT_INDEXES,
+  known_addresses: KNOWN_ADDRESS_INDEXES,
 };
 
 /** How long a majority write may wait for its acknowledgement before failing (instead of hanging). */

@@ -7,6 +7,7 @@ import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoApiKeyRepository } from './mongo-api-key-repository.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
 import { MongoDatabase } from './mongo-database.js';
+import { MongoKnownAddressRepository } from './mongo-known-address-repository.js';
 import { MongoLease } from './mongo-lease.js';
 import { backfillSearchTokens, migrateLibraryIndexes } from './mongo-library-migration.js';
 import { MongoLoginThrottleRepository } from './mongo-login-throttle-repository.js';
@@ -33,6 +34,7 @@ export interface MongoStore {
   readonly progress: MongoProgressRepository;
   readonly digests: MongoBookDigestRepository;
   readonly syncDocuments: MongoSyncDocumentRepository;
+  readonly knownAddresses: MongoKnownAddressRepository;
   readonly health: HealthCheck;
   readonly blobs: GridFsBlobStore;
   /** Shared request and registration budgets. */
@@ -101,6 +103,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     progress: new MongoProgressRepository(db),
     digests: new MongoBookDigestRepository(db),
     syncDocuments: new MongoSyncDocumentRepository(db),
+    knownAddresses: new MongoKnownAddressRepository(db),
     health: new MongoHealthCheck(database),
     blobs,
     rateCounter: new MongoRateCounter(db),

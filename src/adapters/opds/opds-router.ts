@@ -23,7 +23,7 @@ const sendXml = (res: Response, type: string, xml: string) => sendBody(res, `${t
  */
 export function opdsRouter(deps: OpdsDeps): Router {
   const router = express.Router({ caseSensitive: true });
-  const basic = new BasicAuthenticator(deps.login, deps.authenticate, deps.apiKeys);
+  const basic = new BasicAuthenticator(deps.login, deps.authenticate);
   router.use('/v2', opds2Router(deps, basic));
   router.use(async (req, res, next) => {
     res.locals['actor'] = await basic.actor(req, res);

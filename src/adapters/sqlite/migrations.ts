@@ -214,6 +214,18 @@ CREATE TABLE sync_documents (
 ) WITHOUT ROWID;
 `;
 
+const KNOWN_ADDRESSES_AND_LINK_TIMES = `
+CREATE TABLE known_addresses (
+  user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  address TEXT NOT NULL,
+  last_sign_in_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, address)
+) WITHOUT ROWID;
+CREATE INDEX known_addresses_last ON known_addresses (last_sign_in_at);
+ALTER TABLE users ADD COLUMN oidc_linked_at INTEGER;
+UPDATE users SET oidc_linked_at = CASE WHEN auth_provider = 'oidc' THEN created_at ELSE updated_at END WHERE oidc_issuer IS NOT NULL;
+`;
+
 /** The schema history, oldest first. Append new steps; never edit a released one. */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
@@ -223,6 +235,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'personal API keys', sql: API_KEYS },
   { version: 6, name: 'KOReader document digests', sql: BOOK_DIGESTS },
   { version: 7, name: 'KOReader positions of unmatched documents', sql: SYNC_DOCUMENTS },
+  { version: 8, name: 'known sign-in addresses; single sign-on link times', sql: KNOWN_ADDRESSES_AND_LINK_TIMES },
 ];
 
 /** Applies, each in its own transaction and in order, every migration the database has not recorded (a late gap is filled). Returns the versions applied. */

@@ -5,6 +5,7 @@ import { SqliteApiKeyRepository } from './sqlite-api-key-repository.js';
 import { SqliteBookDigestRepository } from './sqlite-book-digest-repository.js';
 import { SqliteBookRepository } from './sqlite-book-repository.js';
 import { openSqliteCounterConnection, openSqliteDatabase } from './sqlite-database.js';
+import { SqliteKnownAddressRepository } from './sqlite-known-address-repository.js';
 import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
 import { SqliteOneTimeCodeRepository } from './sqlite-one-time-code-repository.js';
 import { SqliteProgressRepository } from './sqlite-progress-repository.js';
@@ -26,6 +27,7 @@ export interface SqliteStore {
   readonly progress: SqliteProgressRepository;
   readonly digests: SqliteBookDigestRepository;
   readonly syncDocuments: SqliteSyncDocumentRepository;
+  readonly knownAddresses: SqliteKnownAddressRepository;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -63,6 +65,7 @@ export function createSqliteStore(dataDir: string): SqliteStore {
     progress: new SqliteProgressRepository(db),
     digests: new SqliteBookDigestRepository(db),
     syncDocuments: new SqliteSyncDocumentRepository(db),
+    knownAddresses: new SqliteKnownAddressRepository(counters),
     health: new SqliteHealthCheck(db),
     close: async () => {
       if (counters !== db && counters.open) counters.close();

@@ -80,6 +80,23 @@ export interface LoginThrottleRepository {
   reset(key: string): Promise<void>;
 }
 
+/**
+ * The client addresses (buckets, see `addressBucket`) each account signed in from, and when last, so a
+ * lockout spares the account's own addresses (API.md "Lockouts cannot be used to lock people out").
+ */
+export interface KnownAddressRepository {
+  /** Records a sign-in of the account from the address at `at`, in one upsert that only ever moves the time forward. */
+  remember(userId: string, address: string, at: Date): Promise<void>;
+  /** When the account last signed in from the address; null when never, or since forgotten. */
+  lastSignIn(userId: string, address: string): Promise<Date | null>;
+  /** The addresses the account signed in from at or after `since`, most recent first, at most `limit`. */
+  recent(userId: string, since: Date, limit: number): Promise<string[]>;
+  /** Forgets every address of a deleted account. */
+  deleteForUser(userId: string): Promise<void>;
+  /** Forgets sign-ins before `before` (housekeeping); returns how many. */
+  purgeBefore(before: Date): Promise<number>;
+}
+
 export interface ApiKeyRepository {
   /** Inserts; the lookup digest is unique. */
   create(key: ApiKey): Promise<void>;

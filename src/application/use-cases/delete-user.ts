@@ -1,10 +1,10 @@
 import type { Actor } from '../../domain/actor.js';
 import { userNotFound } from '../../domain/error-catalogue.js';
-import type { ApiKeyRepository, ProgressRepository, SyncDocumentRepository, UserRepository } from '../ports.js';
+import type { ApiKeyRepository, KnownAddressRepository, ProgressRepository, SyncDocumentRepository, UserRepository } from '../ports.js';
 import type { Authority } from './authority.js';
 import { requireUserAdmin } from './user-admin.js';
 
-/** Deletes an account, its reading progress, KOReader positions and API keys (admin only); its tokens stop working at once; the last active admin stays. */
+/** Deletes an account, its reading progress, KOReader positions, API keys and known sign-in addresses (admin only); its tokens stop working at once; the last active admin stays. */
 export class DeleteUser {
   constructor(
     private readonly users: UserRepository,
@@ -12,6 +12,7 @@ export class DeleteUser {
     private readonly apiKeys: ApiKeyRepository,
     private readonly syncDocuments: SyncDocumentRepository,
     private readonly authority: Authority,
+    private readonly knownAddresses: KnownAddressRepository,
   ) {}
 
   async execute(actor: Actor, id: string): Promise<void> {
@@ -21,5 +22,6 @@ export class DeleteUser {
     await this.progress.deleteForUser(id); // already gone on SQLite (ON DELETE CASCADE)
     await this.apiKeys.deleteForUser(id);
     await this.syncDocuments.deleteForUser(id); // already gone on SQLite (ON DELETE CASCADE)
+    await this.knownAddresses.deleteForUser(id); // likewise
   }
 }

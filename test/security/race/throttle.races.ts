@@ -1,5 +1,5 @@
 import { addressBucket } from '../../../src/domain/client-address.js';
-import { count, limitOutcome, race, basic, tally, type Race, type RaceOutcome } from './race.js';
+import { count, fiveXx, limitOutcome, race, basic, tally, type Race, type RaceOutcome } from './race.js';
 import { koreaderHeaders } from '../../support/koreader.js';
 import { PASSWORD, type Answer } from './race-world.js';
 
@@ -112,6 +112,51 @@ export const throttleRaces: Race[] = [
     const answers = await w.burst(BURST, (i) =>
       w.send('PUT', '/kosync/syncs/progress', { headers: koreaderHeaders(`reader${i}k`, `stk_${i}`), body: { document: 'a'.repeat(32) }, from }));
     return limitOutcome(answers, count(answers, 401, 200), ADDRESS_LIMIT);
+  }),
+];
+
+/** Lockouts that spare their owners (API.md): an address the account signed in from keeps its own budget. */
+export const lockoutRaces: Race[] = [
+  race('RACE-LOCKOUT-HOME', '150 wrong passwords at once from 150 addresses block the account; its owner still signs in from home, while 149 wrong ones at once from home let at most 10 through', async (w) => {
+    const victim = await w.fresh('home');
+    const home = w.address();
+    const login = (password: string, from: string) => w.send('POST', '/api/auth/login', { body: { username: victim.username, password }, from });
+    const first = await login(PASSWORD, home);
+    const away = await w.burst(BURST, (i) => login(`wrong ${i}`, w.address()));
+    const elsewhere = await login(PASSWORD, w.address());
+    const owner = await login(PASSWORD, home);
+    const atHome = await w.burst(BURST - 1, (i) => login(`home wrong ${i}`, home));
+    const after = await login(PASSWORD, home);
+    const checked = count(away, 401, 200);
+    const checkedHome = count(atHome, 401, 200);
+    const exceeded = Math.max(0, checked - ACCOUNT_LIMIT) + Math.max(0, checkedHome - ACCOUNT_LIMIT)
+      + (first.status === 200 ? 0 : 1) + (elsewhere.status === 429 ? 0 : 1) + (owner.status === 200 ? 0 : 1) + (after.status === 429 ? 0 : 1);
+    const all = [first, ...away, elsewhere, owner, ...atHome, after];
+    return { ...limitOutcome(all, 0, 0), limitsExceeded: exceeded,
+      note: `away ${JSON.stringify(tally(away))}, elsewhere ${elsewhere.status}, owner at home ${owner.status}, home burst ${JSON.stringify(tally(atHome))}, after ${after.status}` };
+  }),
+  race('RACE-LOCKOUT-KOSYNC', '150 wrong KOReader keys at once for an account from 150 addresses; its owner\'s KOReader and password still work from home', async (w) => {
+    const victim = await w.fresh('kohome');
+    const home = w.address();
+    const key = (await w.send('POST', '/api/auth/keys', { token: victim.token, body: { name: 'kobo' } })).body.key as string;
+    const first = await w.send('GET', '/kosync/users/auth', { headers: koreaderHeaders(victim.username, key), from: home });
+    const away = await w.burst(BURST, (i) => w.send('GET', '/kosync/users/auth', { headers: koreaderHeaders(victim.username, `stk_${i}`), from: w.address() }));
+    const sync = await w.send('GET', '/kosync/users/auth', { headers: koreaderHeaders(victim.username, key), from: home });
+    const login = await w.send('POST', '/api/auth/login', { body: { username: victim.username, password: PASSWORD }, from: home });
+    const exceeded = Math.max(0, count(away, 401, 200) - ACCOUNT_LIMIT) + [first, sync, login].filter((a) => a.status !== 200).length;
+    return { ...limitOutcome([first, ...away, sync, login], 0, 0), limitsExceeded: exceeded, note: `away ${JSON.stringify(tally(away))}, sync ${sync.status}, login ${login.status}` };
+  }),
+  race('RACE-KNOWN-ADDRESSES', '100 sign-ins from 100 addresses, 5 at a time, each make their address known: after a block by others, all 100 at once still sign in', async (w) => {
+    const owner = await w.fresh('roamer');
+    const homes = Array.from({ length: 100 }, () => w.address());
+    const login = (password: string, from: string) => w.send('POST', '/api/auth/login', { body: { username: owner.username, password }, from });
+    // Five at a time: sign-ins in flight count against the shared account counter (10) until they succeed.
+    const first: Answer[] = [];
+    for (let i = 0; i < homes.length; i += 5) first.push(...(await w.burst(5, (j) => login(PASSWORD, homes[i + j]!))));
+    await w.burst(ACCOUNT_LIMIT + 5, (i) => login(`wrong ${i}`, w.address()));
+    const again = await w.burst(homes.length, (i) => login(PASSWORD, homes[i]!));
+    return { limitsExceeded: 0, lostUpdates: homes.length - count(again, 200) + (homes.length - count(first, 200)), fiveXx: fiveXx([...first, ...again]),
+      note: `first ${JSON.stringify(tally(first))}, after the block ${JSON.stringify(tally(again))}` };
   }),
 ];
 

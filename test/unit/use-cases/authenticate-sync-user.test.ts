@@ -54,14 +54,25 @@ describe('AuthenticateSyncUser', () => {
   });
 
   it('gives a right key its own attempt back: honest syncing never counts, and syncing between guesses does not hide them', async () => {
-    for (let i = 0; i < 20; i++) await signIn('gina', ginaKey);
-    expect((await w.store.throttle.get(`account:${gina.id}`))?.failures ?? 0).toBe(0);
+    const other = '198.51.100.77';
+    for (let i = 0; i < 20; i++) await signIn('gina', ginaKey, other);
     await errorOf(signIn('gina', 'stk_guess-1'));
-    await signIn('gina', ginaKey);
+    await signIn('gina', ginaKey, other);
     await errorOf(signIn('gina', 'stk_guess-2'));
     expect((await w.store.throttle.get(`account:${gina.id}`))?.failures).toBe(2);
     await errorOf(signIn('gina', 'stk_guess-3'));
     expect(await errorOf(signIn('gina', ginaKey))).toMatchObject({ kind: 'rate_limited' });
+  });
+
+  it('counts guesses from an address the account synced from within 30 days against that address alone, so others cannot lock it out', async () => {
+    const home = '198.51.100.80';
+    await signIn('gina', ginaKey, home);
+    for (let i = 0; i < 3; i++) await errorOf(signIn('gina', `stk_away-${i}`, `203.0.113.${i}`));
+    expect(await errorOf(signIn('gina', ginaKey, '203.0.113.50'))).toMatchObject({ kind: 'rate_limited' });
+    expect((await signIn('gina', ginaKey, home)).id).toBe(gina.id);
+    for (let i = 0; i < 3; i++) await errorOf(signIn('gina', `stk_home-${i}`, home));
+    expect(await errorOf(signIn('gina', ginaKey, home))).toMatchObject({ kind: 'rate_limited' });
+    expect(await w.store.throttle.get(`account:${gina.id}@${home}`)).toMatchObject({ blockedUntil: expect.any(Date) });
   });
 
   it("does not count an attempt the address block stopped against the account", async () => {

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ChangePassword } from '../../../src/application/use-cases/change-password.js';
+import { CurrentPasswordCheck } from '../../../src/application/use-cases/current-password.js';
 import { actorFor, OPERATOR_CREDENTIAL } from '../../../src/domain/actor.js';
 import { HeldPasswordHasher, settle } from '../../support/held-password-hasher.js';
 import { admin, aWorld, DEFAULT_WORLD_SETTINGS, errorOf, GatedPasswordHasher, type World } from '../../support/kit.js';
@@ -43,7 +44,7 @@ describe('ChangePassword', () => {
 
   it('refuses an account without a password (SSO only) with password_not_set', async () => {
     const { actor: sso } = await w.storeUser({ passwordHash: null, authProvider: 'oidc' });
-    expect(await errorOf(w.changePassword.execute(sso, { currentPassword: '', newPassword: NEW }))).toMatchObject({ kind: 'forbidden', code: 'password_not_set' });
+    expect(await errorOf(w.changePassword.execute(sso, { currentPassword: '', newPassword: NEW }))).toMatchObject({ kind: 'conflict', code: 'password_not_set' });
   });
 
   it('refuses a new password that breaks the length rules, naming new_password', async () => {
@@ -104,7 +105,8 @@ describe('ChangePassword', () => {
   it('counts each guess before comparing: of 8 at once, 3 reach the comparison while they run and 5 are refused', async () => {
     const { actor } = await member();
     const hasher = new HeldPasswordHasher();
-    const change = new ChangePassword(w.store.users, hasher, w.clock, w.store.throttle, DEFAULT_WORLD_SETTINGS.loginPolicies.account, w.authority);
+    const check = new CurrentPasswordCheck(hasher, w.store.throttle, w.clock, DEFAULT_WORLD_SETTINGS.loginPolicies.account, w.events);
+    const change = new ChangePassword(hasher, w.store.users, w.clock, check, w.authority);
     const guesses = Promise.allSettled(Array.from({ length: 8 }, (_, i) => change.execute(actor, { currentPassword: `guess ${i}`, newPassword: NEW })));
     await settle();
     expect(hasher.checks).toBe(3);

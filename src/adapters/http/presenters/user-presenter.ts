@@ -1,4 +1,5 @@
 import type { IssuedToken } from '../../../application/ports.js';
+import type { ManagedUser } from '../../../application/use-cases/user-admin.js';
 import { permissionsOf } from '../../../domain/permissions.js';
 import type { User } from '../../../domain/user.js';
 import type { ManagedUserSchema, TokenResponseSchema, UserSchema } from '../schemas/identity.js';
@@ -26,7 +27,7 @@ export function presentToken(result: { user: User; token: IssuedToken }) {
   } satisfies z.infer<typeof TokenResponseSchema>;
 }
 
-/** What admins see: the public user plus whether the account is disabled. */
-export function presentManagedUser(user: User) {
-  return { ...presentUser(user), disabled: user.disabled } satisfies z.infer<typeof ManagedUserSchema>;
+/** What admins see: the public user, whether the account is disabled, and when its sign-in block ends. */
+export function presentManagedUser({ user, lockedUntil }: ManagedUser) {
+  return { ...presentUser(user), disabled: user.disabled, locked_until: lockedUntil?.toISOString() ?? null } satisfies z.infer<typeof ManagedUserSchema>;
 }
