@@ -83,6 +83,8 @@ export * from './application/use-cases/run-housekeeping.js';
 export * from './application/use-cases/shelf-access.js';
 export * from './application/use-cases/start-oidc-link.js';
 export * from './application/use-cases/start-oidc-login.js';
+export * from './application/use-cases/unlink-oidc.js';
+export * from './application/use-cases/unlink-user-oidc.js';
 export * from './application/use-cases/unlock-user.js';
 export * from './application/use-cases/update-book.js';
 export * from './application/use-cases/update-progress.js';

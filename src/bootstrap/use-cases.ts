@@ -6,7 +6,7 @@ import {
   ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY, OidcAccounts,
   OidcAttemptLimiter, PullSyncProgress, PurgeExpiredRecords, PushSyncProgress, ReconcileBookStorage, RegisterUser,
   RemoveBookFromShelf, ResetPassword, RevokeApiKey, RunHousekeeping, StartOidcLink, StartOidcLogin, UpdateBook, UpdateProgress,
-  UnlockUser, UpdateShelf, UpdateUser, UploadBook,
+  UnlinkOidc, UnlinkUserOidc, UnlockUser, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { Config } from './config.js';
 import { portsOf, type Ports } from './tokens.js';
@@ -45,6 +45,8 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(ListUsers, (p, c) => new ListUsers(p.UserRepository, c.resolve(AccountLockout)));
   singleton(GetUser, (p, c) => new GetUser(p.UserRepository, c.resolve(AccountLockout)));
   singleton(UnlockUser, (p, c) => new UnlockUser(p.UserRepository, c.resolve(AccountLockout), c.resolve(Authority)));
+  singleton(UnlinkOidc, (p, c) => new UnlinkOidc(p.UserRepository, c.resolve(Authority), c.resolve(CurrentPasswordCheck), p.Clock));
+  singleton(UnlinkUserOidc, (p, c) => new UnlinkUserOidc(p.UserRepository, c.resolve(Authority), p.Clock));
   singleton(UpdateUser, (p, c) => new UpdateUser(p.UserRepository, p.Clock, c.resolve(Authority), c.resolve(AccountLockout)));
   singleton(DeleteUser, (p, c) => new DeleteUser(p.UserRepository, p.ProgressRepository, p.ApiKeyRepository, p.SyncDocumentRepository, c.resolve(Authority), p.KnownAddressRepository));
   singleton(ListRoles, () => new ListRoles());
@@ -97,6 +99,6 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
     new StartOidcLogin(p.OidcProvider, p.OneTimeCodeRepository, p.SecretGenerator, p.Clock, c.resolve(OidcAttemptLimiter), flow));
   singleton(CompleteOidcLogin, (p, c) => new CompleteOidcLogin(
     p.OidcProvider, c.resolve(OidcAccounts), p.OneTimeCodeRepository, p.SecretGenerator, p.TokenService, p.Clock, c.resolve(OidcAttemptLimiter), flow));
-  singleton(StartOidcLink, (p, c) => new StartOidcLink(p.UserRepository, c.resolve(StartOidcLogin)));
+  singleton(StartOidcLink, (_p, c) => new StartOidcLink(c.resolve(Authority), c.resolve(CurrentPasswordCheck), c.resolve(StartOidcLogin)));
   singleton(ExchangeOidcCode, (p) => new ExchangeOidcCode(p.OneTimeCodeRepository, p.UserRepository, p.SecretGenerator, p.TokenService, p.Clock));
 }

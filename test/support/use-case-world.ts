@@ -8,6 +8,9 @@ import { AccountLockout } from '../../src/application/use-cases/account-lockout.
 import { AuthEvents } from '../../src/application/use-cases/auth-events.js';
 import { CurrentPasswordCheck } from '../../src/application/use-cases/current-password.js';
 import { UnlockUser } from '../../src/application/use-cases/unlock-user.js';
+import { StartOidcLink } from '../../src/application/use-cases/start-oidc-link.js';
+import { UnlinkOidc } from '../../src/application/use-cases/unlink-oidc.js';
+import { UnlinkUserOidc } from '../../src/application/use-cases/unlink-user-oidc.js';
 import { AuthenticateApiKey } from '../../src/application/use-cases/authenticate-api-key.js';
 import { AuthenticateSyncUser } from '../../src/application/use-cases/authenticate-sync-user.js';
 import { CreateApiKey } from '../../src/application/use-cases/create-api-key.js';
@@ -109,6 +112,7 @@ export function aWorld(options: WorldOptions = {}) {
   const authenticateApiKey = new AuthenticateApiKey(apiKeys, users, secrets, throttle, clock, settings.loginPolicies.address, lockout);
   const authority = new Authority(users, apiKeys, revocations, clock);
   const currentPassword = new CurrentPasswordCheck(hasher, throttle, clock, settings.loginPolicies.account, events);
+  const startOidcLogin = new StartOidcLogin(oidc, codes, secrets, clock, limiter, settings.oidcFlow);
   const updateProgress = new UpdateProgress(books, progress, clock, authority);
   return {
     store, clock, ids, hasher, tokens, secrets, oidc, authority, lockout, events, logged,
@@ -155,7 +159,10 @@ export function aWorld(options: WorldOptions = {}) {
     removeBookFromShelf: new RemoveBookFromShelf(shelves, clock, authority),
     oidcAccounts,
     oidcAttemptLimiter: limiter,
-    startOidcLogin: new StartOidcLogin(oidc, codes, secrets, clock, limiter, settings.oidcFlow),
+    startOidcLogin,
+    startOidcLink: new StartOidcLink(authority, currentPassword, startOidcLogin),
+    unlinkOidc: new UnlinkOidc(users, authority, currentPassword, clock),
+    unlinkUserOidc: new UnlinkUserOidc(users, authority, clock),
     completeOidcLogin: new CompleteOidcLogin(oidc, oidcAccounts, codes, secrets, tokens, clock, limiter, settings.oidcFlow),
     exchangeOidcCode: new ExchangeOidcCode(codes, users, secrets, tokens, clock),
     /** Stores a user built by aUser(overrides) and returns it with the actor it acts as: signed in with a token of its current version. */

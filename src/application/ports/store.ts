@@ -52,10 +52,13 @@ export interface UserRepository {
   list(page: PageRequest): Promise<Slice<User>>;
   count(): Promise<number>;
   /**
-   * Links the SSO identity to the account only while it has none; null when there is no such account
-   * or it already has one. Throws ConflictError `oidc_identity_already_linked` when another account holds it.
+   * Links the SSO identity to the account only while it has none, linked at `updatedAt`, and bumps the
+   * token version (the account's other sessions end), in one atomic write; null when there is no such
+   * account or it already has one. Throws ConflictError `oidc_identity_already_linked` when another account holds it.
    */
   linkOidcIdentity(id: string, identity: OidcIdentity, updatedAt: Date): Promise<User | null>;
+  /** Removes the account's SSO identity and bumps the token version, in one atomic write; null when there is no such account or it has none. */
+  unlinkOidcIdentity(id: string, updatedAt: Date): Promise<User | null>;
 }
 
 export interface TokenRevocationRepository {

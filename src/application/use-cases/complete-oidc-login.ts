@@ -57,6 +57,7 @@ export class CompleteOidcLogin {
       redirectUri: this.settings.redirectUri,
     });
     const linkTo = linkTargetOf(pending);
+    if (linkTo === 'malformed') throw oidcCallbackInvalid();
     const user = linkTo === null ? await this.accounts.resolve(claims) : await this.accounts.link(linkTo, claims);
     if (user.disabled) throw accountDisabled();
     if (binding.returnTo === null) return { kind: 'signed_in', user, token: this.tokens.issue(user) };
