@@ -16,7 +16,7 @@ import {
   CreateShelf, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetBook, GetBookCover, GetBookFile,
   GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers,
   LoginUser, Logout, PullSyncProgress, PushSyncProgress, RegisterUser, RemoveBookFromShelf, RevokeApiKey, StartOidcLink,
-  StartOidcLogin, UnlockUser, UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
+  StartOidcLogin, UnlinkOidc, UnlinkUserOidc, UnlockUser, UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { StacksContainer } from './container.js';
 import { portsOf } from './tokens.js';
@@ -49,7 +49,10 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
         register: di.resolve(RegisterUser), login: di.resolve(LoginUser), logout: di.resolve(Logout), changePassword: di.resolve(ChangePassword), authConfig, logger,
       }),
       ...apiKeyRoutes({ create: di.resolve(CreateApiKey), list: di.resolve(ListApiKeys), revoke: di.resolve(RevokeApiKey) }),
-      ...userRoutes({ list: di.resolve(ListUsers), get: di.resolve(GetUser), update: di.resolve(UpdateUser), remove: di.resolve(DeleteUser), roles: di.resolve(ListRoles), unlock: di.resolve(UnlockUser) }),
+      ...userRoutes({
+        list: di.resolve(ListUsers), get: di.resolve(GetUser), update: di.resolve(UpdateUser), remove: di.resolve(DeleteUser), roles: di.resolve(ListRoles),
+        unlock: di.resolve(UnlockUser), unlinkSso: di.resolve(UnlinkUserOidc),
+      }),
       ...bookRoutes({
         upload: di.resolve(UploadBook), list: di.resolve(ListBooks), get: di.resolve(GetBook), update: di.resolve(UpdateBook), remove: di.resolve(DeleteBook),
         file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover), maxUploadBytes: config.maxUploadBytes,
@@ -60,7 +63,7 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
         listBooks: di.resolve(ListShelfBooks), addBook: di.resolve(AddBookToShelf), removeBook: di.resolve(RemoveBookFromShelf),
       }),
       // Without OIDC_ISSUER the four paths answer 404 `oidc_disabled` and stay documented.
-      ...oidcRoutes({ flow: oidcFlow, logger }),
+      ...oidcRoutes({ flow: oidcFlow, unlink: di.resolve(UnlinkOidc), logger }),
     ],
     extraRouters: [{ path: '/opds', router: opdsRouter({
       login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), publicUrl: config.publicUrl,

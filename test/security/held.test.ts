@@ -6,7 +6,9 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSqliteDriver } from '../../src/adapters/sqlite/sqlite-driver.js';
 import { Authenticate, AuthenticateSyncUser } from '../../src/index.js';
+import type { UserRepository } from '../../src/application/ports.js';
 import { httpDepsFrom } from '../../src/bootstrap/http.js';
+import { PORTS } from '../../src/bootstrap/tokens.js';
 import { storedFiles, upload } from '../support/books.js';
 import { koreaderHeaders } from '../support/koreader.js';
 import { bearer, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
@@ -44,6 +46,8 @@ interface HeldCase {
   readonly path?: (s: Scene) => string;
   /** The JSON body; absent for the multipart upload. */
   readonly body?: (s: Scene) => object;
+  /** The writer's account has a single sign-on identity linked. */
+  readonly linked?: boolean;
 }
 
 /** Every route that takes a body, by `method path` as declared, with what the held request sends. */
@@ -56,6 +60,7 @@ const CASES: Readonly<Record<string, HeldCase>> = {
   'put /api/books/{id}/progress': { byKey: true, readerMay: true, path: (s) => `/api/books/${s.bookId}/progress`, body: () => ({ percentage: 0.5 }) },
   'post /api/shelves': { byKey: true, body: () => ({ name: 'Held shelf' }) },
   'patch /api/shelves/{id}': { byKey: true, path: (s) => `/api/shelves/${s.shelfId}`, body: (s) => ({ name: 'Held rename', book_ids: [s.bookId] }) },
+  'delete /api/auth/oidc/link': { linked: true, readerMay: true, body: () => ({ current_password: PW }) },
   'put /kosync/syncs/progress': {
     keyOnly: true, readerMay: true,
     body: () => ({ document: 'c'.repeat(32), progress: '/body/p[9]', percentage: 0.9, device: 'Kobo', device_id: 'held' }),
@@ -66,7 +71,7 @@ const ELSEWHERE: Readonly<Record<string, string>> = {
   'post /api/auth/register': 'no credential to revoke',
   'post /api/auth/login': 'no credential to revoke',
   'post /api/auth/oidc/token': 'no credential to revoke',
-  'post /api/auth/oidc/link': 'single sign-on is off here: test/integration/oidc/sso-linking.test.ts holds it',
+  'post /api/auth/oidc/link': 'single sign-on is off here: test/integration/oidc/sso-linking.test.ts holds it against a real provider',
 };
 
 interface Change {
@@ -111,9 +116,13 @@ const admin = (_method: 'patch', s: Scene, body: object) => api().patch(`/api/us
 let count = 0;
 async function scene(c: HeldCase): Promise<Scene> {
   count += 1;
-  const writer = await registerUser(t.app, `held${count}`, PW);
-  if (c.admin) await admin('patch', { writer } as Scene, { roles: ['admin'] });
-  const second = { ...writer, token: (await request(t.app).post('/api/auth/login').send({ username: writer.user.username, password: PW })).body.access_token as string };
+  const registered = await registerUser(t.app, `held${count}`, PW);
+  if (c.admin) await admin('patch', { writer: registered } as Scene, { roles: ['admin'] });
+  // Linking ends the account's sessions: sign in again after it.
+  if (c.linked) await t.container.di.resolve<UserRepository>(PORTS.UserRepository).linkOidcIdentity(registered.user.id, { issuer: 'https://idp.test', subject: `held-${count}` }, new Date());
+  const signIn = async () => (await request(t.app).post('/api/auth/login').send({ username: registered.user.username, password: PW })).body.access_token as string;
+  const writer = c.linked ? { ...registered, token: await signIn() } : registered;
+  const second = { ...writer, token: await signIn() };
   const book = await upload(t.app, writer, Buffer.from(`Held book ${count}\n`), `Held - Book ${count}.txt`);
   const shelf = await request(t.app).post('/api/shelves').set(bearer(writer.token)).send({ name: 'Mine', book_ids: [book.body.id] });
   await request(t.app).put(`/api/books/${book.body.id}/progress`).set(bearer(writer.token)).send({ percentage: 0.1 });

@@ -3,12 +3,13 @@ import type { CompleteOidcLogin } from '../../application/use-cases/complete-oid
 import type { ExchangeOidcCode } from '../../application/use-cases/exchange-oidc-code.js';
 import type { StartOidcLink } from '../../application/use-cases/start-oidc-link.js';
 import type { StartOidcLogin } from '../../application/use-cases/start-oidc-login.js';
+import type { UnlinkOidc } from '../../application/use-cases/unlink-oidc.js';
 import { oidcDisabled } from '../../domain/error-catalogue.js';
 import type { OidcStateCookie } from './oidc-state-cookie.js';
 import { presentToken } from './presenters/user-presenter.js';
 import { route, type AnyRoute } from './route.js';
 import { TokenResponseSchema } from './schemas/identity.js';
-import { OidcCallbackQuery, OidcCodeBody, OidcLinkBody, OidcLinkResponse, OidcLoginQuery } from './schemas/oidc.js';
+import { OidcCallbackQuery, OidcCodeBody, OidcLinkBody, OidcLinkResponse, OidcLoginQuery, OidcUnlinkBody } from './schemas/oidc.js';
 
 /** The single sign-on flow; null when OIDC_ISSUER is not set. */
 export interface OidcFlow {
@@ -27,7 +28,7 @@ function ssoEvent(logger: Logger, address: string, error: unknown, userId?: stri
   else logger.info({ event: 'auth_failed', method: 'sso', address, code: (error as { code?: unknown } | null)?.code }, 'auth');
 }
 
-export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): AnyRoute[] {
+export function oidcRoutes(deps: { flow: OidcFlow | null; unlink: UnlinkOidc; logger: Logger }): AnyRoute[] {
   const enabled = (): OidcFlow => {
     if (!deps.flow) throw oidcDisabled();
     return deps.flow;
@@ -87,13 +88,25 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
       method: 'post', path: '/api/auth/oidc/link', summary: 'Start linking single sign-on to the signed-in account', tag, auth: true,
       body: OidcLinkBody,
       responses: { 200: { description: 'Sets the short-lived sign-in cookie; send the browser to authorization_url', schema: OidcLinkResponse } },
-      errors: [404, 409, 502, 503],
+      errors: [403, 404, 409, 502, 503],
       async handle({ auth, body, req, res }) {
         const flow = enabled();
-        const started = await flow.link.execute(auth.actor, { returnTo: body.return_to, clientAddress: req.ip ?? 'unknown' });
+        const started = await flow.link.execute(auth.actor, { currentPassword: body.current_password, returnTo: body.return_to, clientAddress: req.ip ?? 'unknown' });
         flow.cookie.set(res, started.binding, started.expiresInMs);
         deps.logger.info({ event: 'oidc_link_started', user_id: auth.actor.id }, 'auth');
         res.json({ authorization_url: started.redirectUrl });
+      },
+    }),
+    route({
+      method: 'delete', path: '/api/auth/oidc/link', operationId: 'unlinkOidc', summary: 'Unlink single sign-on from the signed-in account; ends its sessions', tag, auth: true,
+      checksSecret: true, body: OidcUnlinkBody,
+      responses: { 204: { description: 'Unlinked (or nothing was linked); every session of the account ends, this one included' } },
+      errors: [403, 409, 429],
+      async handle({ auth, body, req, res }) {
+        // Works with single sign-on off too: an account keeps the right to drop an identity it no longer uses.
+        await deps.unlink.execute(auth.actor, { currentPassword: body.current_password, clientAddress: req.ip ?? 'unknown' });
+        deps.logger.info({ event: 'oidc_unlinked', user_id: auth.actor.id }, 'auth');
+        res.status(204).end();
       },
     }),
   ];

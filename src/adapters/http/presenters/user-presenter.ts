@@ -14,6 +14,7 @@ export function presentUser(user: User) {
     roles: [...user.roles],
     permissions: permissionsOf(user.roles),
     auth_provider: user.authProvider,
+    sso: user.oidc ? { issuer: user.oidc.issuer, linked_at: user.oidc.linkedAt.toISOString() } : null,
     created_at: user.createdAt.toISOString(),
   } satisfies z.infer<typeof UserSchema>;
 }

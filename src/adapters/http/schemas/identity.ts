@@ -22,6 +22,11 @@ export const UserSchema = z
     roles: z.array(z.enum(ROLE_NAMES as [string, ...string[]])),
     permissions: z.array(z.enum(PERMISSIONS)),
     auth_provider: z.enum(['local', 'oidc']),
+    sso: z
+      .object({ issuer: z.string(), linked_at: timestamp })
+      .strict()
+      .nullable()
+      .openapi({ description: 'The single sign-on identity linked to the account (its provider and since when); null when none' }),
     created_at: timestamp,
   })
   .strict()
