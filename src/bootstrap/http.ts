@@ -62,7 +62,7 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
         list: di.resolve(ListShelves), create: di.resolve(CreateShelf), get: di.resolve(GetShelf), update: di.resolve(UpdateShelf), remove: di.resolve(DeleteShelf),
         listBooks: di.resolve(ListShelfBooks), addBook: di.resolve(AddBookToShelf), removeBook: di.resolve(RemoveBookFromShelf),
       }),
-      // Without OIDC_ISSUER the four paths answer 404 `oidc_disabled` and stay documented.
+      // Without OIDC_ISSUER the four sign-in and link paths answer 404 `oidc_disabled` and stay documented; unlinking still works.
       ...oidcRoutes({ flow: oidcFlow, unlink: di.resolve(UnlinkOidc), logger }),
     ],
     extraRouters: [{ path: '/opds', router: opdsRouter({
