@@ -8,25 +8,27 @@ import { FsBlobStore } from '../adapters/files/fs-blob-store.js';
 import { FsUploadStaging } from '../adapters/files/fs-upload-staging.js';
 import { OidcStateCookie } from '../adapters/http/oidc-state-cookie.js';
 import type { RateCounter } from '../adapters/http/rate-limit.js';
-import { BcryptPasswordHasher } from '../adapters/identity/bcrypt-password-hasher.js';
 import { CryptoSecretGenerator } from '../adapters/identity/crypto-secret-generator.js';
 import { jwtSecretFrom } from '../adapters/identity/jwt-secret.js';
 import { JwtTokenService } from '../adapters/identity/jwt-token-service.js';
-import { OpenIdClientProvider } from '../adapters/identity/openid-client-provider.js';
 import { RandomIdGenerator } from '../adapters/identity/random-id-generator.js';
 import { SystemClock } from '../adapters/identity/system-clock.js';
 import { InProcessLease } from '../adapters/memory/in-process-lease.js';
-import { createMemoryStore } from '../adapters/memory/memory-store.js';
-import { SafeMetadataReader } from '../adapters/metadata/safe-metadata-reader.js';
+import { SharpCoverResizer } from '../adapters/images/sharp-cover-resizer.js';
+import { SafeKepubConverter } from '../adapters/metadata/safe-kepub-converter.js';
 import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
 import type { Clock } from '../application/ports.js';
+import { recordingRepositories } from '../application/recording-repositories.js';
 import type { Config } from './config.js';
+import { deferredMetadataReader, deferredPasswordHasher } from './deferred-adapters.js';
 import { PORTS, type Ports } from './tokens.js';
 
 /** The adapters' resources, to release on shutdown. */
 export interface OpenedAdapters {
   /** The directory holding `books/` and `tmp/`: DATA_DIR, or a fresh temp directory for `memory:`. */
   readonly storageRoot: string;
+  /** The key Kobo sync tokens are signed with (derived from the JWT secret). */
+  readonly koboTokenKey: Buffer;
   /** Budgets shared by every instance (MongoDB); null: each process counts its own. */
   readonly rateCounter: RateCounter | null;
   /** Closes the store alone, the service still up: a store outage, for tests. */
@@ -34,14 +36,20 @@ export interface OpenedAdapters {
   dispose(): Promise<void>;
 }
 
-/** Opens the configured store and registers each of its repositories and every other adapter under its port token. */
+/**
+ * Opens the configured store and registers each of its repositories and every other adapter under its
+ * port token. Modules the first request does not need load later: the password hasher (bcrypt worker
+ * threads) at the first password, the metadata reader at the first upload, the OpenID Connect client
+ * only when single sign-on is configured, the in-memory and MongoDB stores only when chosen.
+ */
 export async function registerAdapters(di: DependencyContainer, config: Config, logger: Logger, clock?: Clock): Promise<OpenedAdapters> {
   const store = await openStore(config);
-  const hasher = new BcryptPasswordHasher({ cost: config.bcryptCost });
+  const hasher = deferredPasswordHasher(config.bcryptCost);
   const ephemeral = config.store.kind === 'memory';
   const secret = jwtSecretFrom({ configured: config.jwtSecret, dataDir: config.dataDir, ephemeral }, (details, message) => logger.warn(details, message));
   const storageRoot = ephemeral ? await mkdtemp(join(tmpdir(), 'stacks-books-')) : config.dataDir;
-  const reader = new SafeMetadataReader();
+  const reader = deferredMetadataReader();
+  const kepubs = new SafeKepubConverter();
   const time = clock ?? new SystemClock();
   const ids = new RandomIdGenerator();
 
@@ -53,9 +61,15 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('UserRepository', store.users);
   register('TokenRevocationRepository', store.revocations);
   register('LoginThrottleRepository', store.throttle);
-  register('BookRepository', store.books);
-  register('ShelfRepository', store.shelves);
-  register('ProgressRepository', store.progress);
+  // Every write of a book, shelf or reading state is followed by its change-feed entry (Kobo sync reads the feed).
+  const recorded = recordingRepositories(store, store.changes, time);
+  register('BookRepository', recorded.books);
+  register('ShelfRepository', recorded.shelves);
+  register('ProgressRepository', recorded.progress);
+  register('ChangeFeedRepository', store.changes);
+  register('KoboDeviceRepository', store.koboDevices);
+  register('KepubConverter', kepubs);
+  register('CoverResizer', new SharpCoverResizer());
   register('BookDigestRepository', store.digests);
   register('SyncDocumentRepository', store.syncDocuments);
   register('OneTimeCodeRepository', store.oneTimeCodes);
@@ -72,16 +86,19 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('HousekeepingLease', 'housekeepingLease' in store ? store.housekeepingLease : new InProcessLease()); // one instance at a time on MongoDB
   register('StoreHousekeeping', 'housekeeping' in store ? store.housekeeping : []);
   if (config.oidc) {
+    const { OpenIdClientProvider } = await import('../adapters/identity/openid-client-provider.js');
     register('OidcProvider', new OpenIdClientProvider(config.oidc));
     di.registerInstance(OidcStateCookie, new OidcStateCookie({ secret, secure: config.publicUrl.startsWith('https:') }));
   }
 
   return {
     storageRoot,
+    koboTokenKey: createHmac('sha256', secret).update('stacks kobo sync token').digest(),
     rateCounter: 'rateCounter' in store ? store.rateCounter : null,
     closeStore: () => store.close(),
     dispose: async () => {
       await reader.close();
+      await kepubs.close();
       if (ephemeral) await rm(storageRoot, { recursive: true, force: true });
       await hasher.close();
       await store.close();
@@ -91,8 +108,10 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
 
 async function openStore(config: Config) {
   switch (config.store.kind) {
-    case 'memory':
+    case 'memory': {
+      const { createMemoryStore } = await import('../adapters/memory/memory-store.js');
       return createMemoryStore();
+    }
     case 'sqlite':
       return createSqliteStore(config.store.dataDir);
     case 'mongo': {

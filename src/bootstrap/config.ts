@@ -95,6 +95,8 @@ const envSchema = z
     MAX_CONNECTIONS_PER_ADDRESS: int(64, 1, 1_000_000),
     RATE_LIMIT_PER_MINUTE: int(6000, 0, 1_000_000),
     REGISTER_LIMIT_PER_HOUR: int(30, 0, 1_000_000),
+    KOBO_STORE_FORWARDING: bool(false),
+    KOBO_STORE_URL: z.url({ protocol: /^https?$/ }).default('https://storeapi.kobo.com'),
   })
   .superRefine((env, ctx) => {
     const admin = [env.ADMIN_USERNAME, env.ADMIN_PASSWORD];
@@ -123,6 +125,8 @@ export interface Config {
   readonly port: number;
   readonly host: string;
   readonly publicUrl: string;
+  /** PUBLIC_URL was given; when not, `publicUrl` is the localhost default and OPDS uses each request's own origin. */
+  readonly publicUrlConfigured: boolean;
   readonly store: StoreConfig;
   readonly dataDir: string;
   readonly jwtSecret: string | undefined;
@@ -149,6 +153,8 @@ export interface Config {
   readonly maxConnectionsPerAddress: number;
   /** Per-address budgets: requests per minute and registration attempts per hour (0: off). */
   readonly rateLimits: { readonly perMinute: number; readonly registrationsPerHour: number };
+  /** Kobo sync: whether what Stacks does not answer goes on to the Kobo store, and where that is. */
+  readonly kobo: { readonly storeForwarding: boolean; readonly storeUrl: string };
 }
 
 export class ConfigError extends Error {}
@@ -171,6 +177,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     port: e.PORT,
     host: e.HOST,
     publicUrl: (e.PUBLIC_URL ?? `http://localhost:${e.PORT}`).replace(/\/+$/, ''),
+    publicUrlConfigured: e.PUBLIC_URL !== undefined,
     store,
     dataDir,
     jwtSecret: e.JWT_SECRET,
@@ -197,6 +204,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     trustProxy: e.TRUST_PROXY,
     maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
     rateLimits: { perMinute: e.RATE_LIMIT_PER_MINUTE, registrationsPerHour: e.REGISTER_LIMIT_PER_HOUR },
+    kobo: { storeForwarding: e.KOBO_STORE_FORWARDING, storeUrl: e.KOBO_STORE_URL.replace(/\/+$/, '') },
   };
 }
 

@@ -4,32 +4,39 @@ import { bookRoutes } from '../adapters/http/books.routes.js';
 import { healthRoutes } from '../adapters/http/health.routes.js';
 import { identityRoutes } from '../adapters/http/identity.routes.js';
 import { kosyncErrors } from '../adapters/http/kosync-responses.js';
+import { koboDeviceRoutes } from '../adapters/http/kobo-devices.routes.js';
 import { kosyncRouter } from '../adapters/http/kosync.routes.js';
+import { koboRouter } from '../adapters/kobo/kobo-router.js';
+import { KoboStore } from '../adapters/kobo/kobo-store.js';
+import { KoboSyncTokens } from '../adapters/kobo/kobo-sync-token.js';
 import { OidcStateCookie } from '../adapters/http/oidc-state-cookie.js';
 import { oidcRoutes } from '../adapters/http/oidc.routes.js';
 import { progressRoutes } from '../adapters/http/progress.routes.js';
 import { shelfRoutes } from '../adapters/http/shelves.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
-import { opdsRouter } from '../adapters/opds/opds-router.js';
 import {
-  AddBookToShelf, Authenticate, AuthenticateSyncUser, ChangePassword, CompleteOidcLogin, CreateApiKey,
+  AddBookToShelf, ArchiveKoboBook, AuthenticateKoboDevice, CreateKoboDevice, GetKoboBookFile, GetKoboCover, ListKoboDevices, RevokeKoboDevice,
+  SaveKoboTag, SyncKoboLibrary, Authenticate, AuthenticateSyncUser, ChangePassword, CompleteOidcLogin, CreateApiKey,
   CreateShelf, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetBook, GetBookCover, GetBookFile,
   GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers,
   LoginUser, Logout, PullSyncProgress, PushSyncProgress, RegisterUser, RemoveBookFromShelf, RevokeApiKey, StartOidcLink,
   StartOidcLogin, UnlinkOidc, UnlinkUserOidc, UnlockUser, UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { StacksContainer } from './container.js';
+import { loadedOnFirstRequest } from './deferred-adapters.js';
+import { baseUrlOf } from './public-base.js';
 import { portsOf } from './tokens.js';
 
 /** Every route and the OPDS catalog, each over the use cases registered under their class. */
-export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
-  const { Config: config, Logger: logger, HealthCheck: health } = portsOf(di);
+export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer): HttpDeps {
+  const { Config: config, Logger: logger, HealthCheck: health, Clock: clock } = portsOf(di);
   const oidcFlow = config.oidc
     ? {
       start: di.resolve(StartOidcLogin), complete: di.resolve(CompleteOidcLogin), exchange: di.resolve(ExchangeOidcCode),
       link: di.resolve(StartOidcLink), cookie: di.resolve(OidcStateCookie),
     }
     : null;
+  const publicBase = baseUrlOf(config);
   const rateLimits = config.rateLimits && { ...config.rateLimits, shared: rateCounter ?? undefined }; // shared by every instance on MongoDB
   const authConfig = {
     registration_enabled: config.registrationOpen && config.localLogin,
@@ -49,6 +56,7 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
         register: di.resolve(RegisterUser), login: di.resolve(LoginUser), logout: di.resolve(Logout), changePassword: di.resolve(ChangePassword), authConfig, logger,
       }),
       ...apiKeyRoutes({ create: di.resolve(CreateApiKey), list: di.resolve(ListApiKeys), revoke: di.resolve(RevokeApiKey) }),
+      ...koboDeviceRoutes({ create: di.resolve(CreateKoboDevice), list: di.resolve(ListKoboDevices), revoke: di.resolve(RevokeKoboDevice), baseUrlOf: publicBase }),
       ...userRoutes({
         list: di.resolve(ListUsers), get: di.resolve(GetUser), update: di.resolve(UpdateUser), remove: di.resolve(DeleteUser), roles: di.resolve(ListRoles),
         unlock: di.resolve(UnlockUser), unlinkSso: di.resolve(UnlinkUserOidc),
@@ -65,14 +73,27 @@ export function httpDepsFrom({ di, rateCounter }: StacksContainer): HttpDeps {
       // Without OIDC_ISSUER the four sign-in and link paths answer 404 `oidc_disabled` and stay documented; unlinking still works.
       ...oidcRoutes({ flow: oidcFlow, unlink: di.resolve(UnlinkOidc), logger }),
     ],
-    extraRouters: [{ path: '/opds', router: opdsRouter({
-      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), publicUrl: config.publicUrl,
+    // The OPDS catalog's modules load at its first request.
+    extraRouters: [{ path: '/opds', router: loadedOnFirstRequest(async () => (await import('../adapters/opds/opds-router.js')).opdsRouter({
+      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), 
+      baseUrlOf: publicBase,
       listBooks: di.resolve(ListBooks), getBook: di.resolve(GetBook), file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover),
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
-    }), checksSecrets: true }, {
+    })), checksSecrets: true }, {
       path: '/kosync',
-      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress) }),
-      errors: kosyncErrors,
+      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), logger }),
+      errors: kosyncErrors(logger),
+      answersEverything: true,
+      checksSecrets: true,
+    }, {
+      path: '/kobo',
+      router: koboRouter({
+        authenticate: di.resolve(AuthenticateKoboDevice), sync: di.resolve(SyncKoboLibrary), tokens: new KoboSyncTokens(koboTokenKey),
+        getBook: di.resolve(GetBook), getProgress: di.resolve(GetProgress), updateProgress: di.resolve(UpdateProgress), archive: di.resolve(ArchiveKoboBook),
+        file: di.resolve(GetKoboBookFile), cover: di.resolve(GetKoboCover), saveTag: di.resolve(SaveKoboTag), updateShelf: di.resolve(UpdateShelf),
+        deleteShelf: di.resolve(DeleteShelf), addBook: di.resolve(AddBookToShelf), removeBook: di.resolve(RemoveBookFromShelf),
+        store: config.kobo.storeForwarding ? new KoboStore(config.kobo.storeUrl) : null, clock, log: logger, baseUrlOf: publicBase,
+      }),
       checksSecrets: true,
     }],
   };

@@ -1,7 +1,9 @@
 import { instanceCachingFactory, type DependencyContainer, type InjectionToken } from 'tsyringe';
 import {
-  AccountLockout, AddBookToShelf, AuthEvents, Authenticate, Authority, AuthenticateApiKey, AuthenticateSyncUser, BackfillBookDigests, BootstrapAdmin, ChangePassword,
-  CompleteOidcLogin, CreateApiKey, CreateShelf, CreateUser, CurrentPasswordCheck, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode,
+  AccountLockout, AddBookToShelf, ArchiveKoboBook, AuthEvents, Authenticate, AuthenticateKoboDevice, Authority, AuthenticateApiKey, AuthenticateSyncUser,
+  BackfillBookDigests, BackfillChangeFeed, BootstrapAdmin, ChangePassword, CompleteOidcLogin, CreateApiKey, CreateKoboDevice, CreateShelf, CreateUser,
+  CurrentPasswordCheck, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetKoboBookFile, GetKoboCover, ListKoboDevices,
+  RevokeKoboDevice, SaveKoboTag, SyncKoboLibrary,
   FindUserByUsername, GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles,
   ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY, OidcAccounts,
   OidcAttemptLimiter, PullSyncProgress, PurgeExpiredRecords, PushSyncProgress, ReconcileBookStorage, RegisterUser,
@@ -9,6 +11,9 @@ import {
   UnlinkOidc, UnlinkUserOidc, UnlockUser, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { Config } from './config.js';
+
+/** Entries of the change feed one Kobo sync page reads at most (the page size of Calibre-Web and Komga). */
+export const KOBO_SYNC_PAGE_SIZE = 100;
 import { portsOf, type Ports } from './tokens.js';
 
 const OIDC_STATE_TTL_MS = 10 * 60_000;
@@ -31,7 +36,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
     p.UserRepository, p.PasswordHasher, p.TokenService, p.LoginThrottleRepository, p.Clock, loginPolicies, config.localLogin, c.resolve(AccountLockout), c.resolve(AuthEvents)));
   singleton(AuthenticateApiKey, (p, c) => new AuthenticateApiKey(
     p.ApiKeyRepository, p.UserRepository, p.SecretGenerator, p.LoginThrottleRepository, p.Clock, loginPolicies.address, c.resolve(AccountLockout)));
-  singleton(Authority, (p) => new Authority(p.UserRepository, p.ApiKeyRepository, p.TokenRevocationRepository, p.Clock));
+  singleton(Authority, (p) => new Authority(p.UserRepository, p.ApiKeyRepository, p.TokenRevocationRepository, p.Clock, p.KoboDeviceRepository));
   singleton(Authenticate, (p, c) => new Authenticate(p.TokenService, c.resolve(Authority), c.resolve(AuthenticateApiKey), c.resolve(AuthEvents)));
   singleton(CreateApiKey, (p, c) => new CreateApiKey(p.ApiKeyRepository, p.UserRepository, p.SecretGenerator, p.Clock, p.IdGenerator, c.resolve(Authority)));
   singleton(ListApiKeys, (p) => new ListApiKeys(p.ApiKeyRepository, p.UserRepository));
@@ -48,7 +53,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(UnlinkOidc, (p, c) => new UnlinkOidc(p.UserRepository, c.resolve(Authority), c.resolve(CurrentPasswordCheck), p.Clock));
   singleton(UnlinkUserOidc, (p, c) => new UnlinkUserOidc(p.UserRepository, c.resolve(Authority), p.Clock));
   singleton(UpdateUser, (p, c) => new UpdateUser(p.UserRepository, p.Clock, c.resolve(Authority), c.resolve(AccountLockout)));
-  singleton(DeleteUser, (p, c) => new DeleteUser(p.UserRepository, p.ProgressRepository, p.ApiKeyRepository, p.SyncDocumentRepository, c.resolve(Authority), p.KnownAddressRepository));
+  singleton(DeleteUser, (p, c) => new DeleteUser(p.UserRepository, p.ProgressRepository, p.ApiKeyRepository, p.SyncDocumentRepository, c.resolve(Authority), p.KnownAddressRepository, p.KoboDeviceRepository));
   singleton(ListRoles, () => new ListRoles());
 
   singleton(UploadBook, (p, c) =>
@@ -74,7 +79,21 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
     { name: 'expired records purged', run: () => c.resolve(PurgeExpiredRecords).execute() },
     { name: 'book storage reconciled', run: () => c.resolve(ReconcileBookStorage).execute() },
     { name: 'KOReader digests backfilled', run: () => c.resolve(BackfillBookDigests).execute() },
+    { name: 'change feed reconciled', run: () => c.resolve(BackfillChangeFeed).execute() },
   ]));
+
+  singleton(CreateKoboDevice, (p) => new CreateKoboDevice(p.KoboDeviceRepository, p.UserRepository, p.ShelfRepository, p.SecretGenerator, p.Clock, p.IdGenerator));
+  singleton(ListKoboDevices, (p) => new ListKoboDevices(p.KoboDeviceRepository));
+  singleton(RevokeKoboDevice, (p) => new RevokeKoboDevice(p.KoboDeviceRepository));
+  singleton(AuthenticateKoboDevice, (p) => new AuthenticateKoboDevice(p.KoboDeviceRepository, p.UserRepository, p.SecretGenerator,
+    p.LoginThrottleRepository, p.Clock, { address: loginPolicies.address, device: loginPolicies.account }));
+  singleton(SyncKoboLibrary, (p) => new SyncKoboLibrary(p.ChangeFeedRepository, p.BookRepository, p.ShelfRepository, p.ProgressRepository,
+    p.KoboDeviceRepository, p.Clock, KOBO_SYNC_PAGE_SIZE));
+  singleton(ArchiveKoboBook, (p) => new ArchiveKoboBook(p.BookRepository, p.KoboDeviceRepository));
+  singleton(SaveKoboTag, (p, c) => new SaveKoboTag(p.ShelfRepository, c.resolve(CreateShelf), c.resolve(AddBookToShelf)));
+  singleton(GetKoboBookFile, (p) => new GetKoboBookFile(p.BookRepository, p.BlobStore, p.UploadStaging, p.KepubConverter, p.Logger));
+  singleton(GetKoboCover, (p) => new GetKoboCover(p.BookRepository, p.BlobStore, p.CoverResizer));
+  singleton(BackfillChangeFeed, (p) => new BackfillChangeFeed(p.ChangeFeedRepository, p.BookRepository, p.Clock));
 
   singleton(ListShelves, (p) => new ListShelves(p.ShelfRepository));
   singleton(CreateShelf, (p, c) => new CreateShelf(p.ShelfRepository, p.BookRepository, p.Clock, p.IdGenerator, c.resolve(Authority)));

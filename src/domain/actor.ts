@@ -10,6 +10,8 @@ export type Credential =
   | { readonly kind: 'token'; readonly jti: string; readonly tokenVersion: number }
   /** A personal API key: its id and lookup digest (the key as stored carries its owner's token version). */
   | { readonly kind: 'key'; readonly keyId: string; readonly lookup: string }
+  /** A Kobo device's sync URL: the device's id and the lookup digest of its secret (the device carries its owner's token version). */
+  | { readonly kind: 'kobo'; readonly deviceId: string; readonly lookup: string }
   /** The command line: whoever runs it holds the store itself; nothing to confirm. */
   | { readonly kind: 'operator' };
 

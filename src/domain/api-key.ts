@@ -65,9 +65,12 @@ export function actorThroughKey(owner: { id: string; username: string; roles: re
   return { ...full, permissions: canonicalPermissions(key.permissions.filter((p) => hasPermission(full, p))) };
 }
 
-/** Whether the actor is acting through an API key rather than a session. */
+/**
+ * Whether the actor is acting through a secret that is not a session: a personal API key, or a Kobo
+ * device's sync URL. Such an actor never manages keys or devices, changes the password or links sign-on.
+ */
 export function actsThroughKey(actor: Actor): boolean {
-  return actor.credential.kind === 'key';
+  return actor.credential.kind === 'key' || actor.credential.kind === 'kobo';
 }
 
 /** Whether the key works for this owner now: not expired, owner enabled, and no revocation of the owner's credentials since it was made. */

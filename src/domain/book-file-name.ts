@@ -1,10 +1,11 @@
 import { bookCoverKey, bookFileKey, type BookFormat } from './book.js';
+import { bookIdOfDerivedKey } from './derived-blobs.js';
 
 /** Longest display file name stem, in characters (the extension comes on top). */
 export const FILE_NAME_STEM_MAX = 150;
 
-// Controls (CR/LF included), bidi overrides and isolates, zero-width characters and BOM.
-const INVISIBLE = /[\u0000-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+// Controls (CR/LF included), bidi overrides and isolates, zero-width space and BOM (ZWNJ and ZWJ are spelling).
+const INVISIBLE = /[\u0000-\u001F\u007F-\u009F\u200B\u200E\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
 // Characters that are unsafe or awkward in a file name on some system.
 const RESERVED = /[<>:"|?*\\/]/g;
 const EXTENSION = /\.[A-Za-z0-9]{1,5}$/;
@@ -30,10 +31,10 @@ export function displayFileName(clientName: string | null | undefined, format: B
   return `${fileNameStem(clientName) ?? fileNameStem(title, false) ?? 'book'}.${format}`;
 }
 
-/** The book id a blob key belongs to, or null for a key that is not a book's file or cover. */
+/** The book id a blob key belongs to, or null for a key that is not a book's file, cover or a blob made from them. */
 export function bookIdOfBlobKey(key: string): string | null {
   const match = /^(.+)\.(book|cover)$/.exec(key);
-  if (!match) return null;
+  if (!match) return bookIdOfDerivedKey(key);
   const id = match[1]!;
   return key === bookFileKey(id) || key === bookCoverKey(id) ? id : null;
 }

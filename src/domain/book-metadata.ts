@@ -25,8 +25,9 @@ export type MetadataPatch = { -readonly [K in keyof BookMetadata]?: BookMetadata
 const UNTITLED = 'Untitled';
 const LANGUAGE = /^[A-Za-z]{2,8}(-[A-Za-z0-9]{1,8})*$/;
 const PARTIAL_DATE = /^(\d{4})(?:-(\d{2})(?:-(\d{2}))?)?$/;
-// C0/C1 controls (tab and newline are handled by the callers), bidi controls, zero-width and BOM.
-const INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
+// C0/C1 controls (tab and newline are handled by the callers), bidi controls, zero-width space and BOM;
+// ZWNJ and ZWJ stay (they are part of Persian, Indic and emoji spelling).
+const INVISIBLE = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200B\u200E\u200F\u202A-\u202E\u2060-\u2069\uFEFF]/g;
 
 const length = (s: string): number => [...s].length;
 

@@ -8,10 +8,11 @@ export const MEDIA_TYPES: Readonly<Record<BookFormat, string>> = {
   epub: 'application/epub+zip',
   pdf: 'application/pdf',
   mobi: 'application/x-mobipocket-ebook',
-  azw3: 'application/vnd.amazon.ebook',
+  azw3: 'application/x-mobi8-ebook',
   cbz: 'application/vnd.comicbook+zip',
   fb2: 'application/x-fictionbook+xml',
-  txt: 'text/plain; charset=utf-8',
+  // No charset: a text file is stored as uploaded, in UTF-8, UTF-16 or Windows-1252.
+  txt: 'text/plain',
 };
 
 /** The metadata fields a person may edit, and that a file's metadata supplies. */

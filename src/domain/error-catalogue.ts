@@ -54,6 +54,9 @@ export const bookFileNotFound = (bookId: string): NotFoundError =>
 /** No API key with this id among the owner's keys. */
 export const apiKeyNotFound = (id: string): NotFoundError => new NotFoundError('api_key_not_found', `No API key with id '${id}'.`);
 
+/** No Kobo device with this id among the owner's devices. */
+export const koboDeviceNotFound = (id: string): NotFoundError => new NotFoundError('kobo_device_not_found', `No Kobo device with id '${id}'.`);
+
 /** Single sign-on is not configured (no OIDC_ISSUER). */
 export const oidcDisabled = (): NotFoundError => new NotFoundError('oidc_disabled', 'Single sign-on is not configured.');
 
@@ -99,6 +102,9 @@ export const usernameTaken = (username: string): ConflictError =>
 
 /** A key with this id or secret digest is already stored. */
 export const apiKeyExists = (): ConflictError => new ConflictError('api_key_exists', 'This API key already exists.');
+
+/** A Kobo device with this id or sync URL digest is already stored. */
+export const koboDeviceExists = (): ConflictError => new ConflictError('kobo_device_exists', 'This Kobo device already exists.');
 
 /** Another account has this e-mail address. */
 export const emailTaken = (): ConflictError => new ConflictError('email_already_exists', 'An account with this e-mail already exists.');

@@ -4,6 +4,9 @@ import { PROGRESS_LIMITS } from './reading-progress.js';
 /** Longest values a KOReader sync record keeps (KOReader's digests are 32 hex characters). */
 export const SYNC_LIMITS = Object.freeze({ document: 128, progress: PROGRESS_LIMITS.locator, device: PROGRESS_LIMITS.device, deviceId: PROGRESS_LIMITS.deviceId });
 
+/** Documents that match no book a user keeps; a push past it forgets the least recently synced. */
+export const SYNC_DOCUMENTS_PER_USER = 10_000;
+
 /** What KOReader pushes for one document: `progress` is its XPointer or page number, as a string. */
 export interface SyncPush {
   readonly document: string;

@@ -34,6 +34,16 @@ function progressRepositoryContract(factory: StoreFactory): void {
       expect(await progress().get('alice', 'b1')).toEqual(written);
     });
 
+    it("finds many of one user's records at once, leaving out books without one and other users'", async () => {
+      await seed();
+      await progress().put(aProgress());
+      await progress().put(aProgress({ bookId: 'b3', percentage: 0.5 }));
+      await progress().put(aProgress({ userId: 'bob', bookId: 'b2' }));
+      const found = await progress().findMany('alice', ['b1', 'b2', 'b3', 'b9']);
+      expect(found.map((p) => [p.bookId, p.percentage]).sort()).toEqual([['b1', 0.25], ['b3', 0.5]]);
+      expect(await progress().findMany('alice', [])).toEqual([]);
+    });
+
     it('replaces the record of the same user and book, leaving other users and books alone', async () => {
       await seed();
       await progress().put(aProgress());
@@ -107,7 +117,7 @@ function progressRepositoryContract(factory: StoreFactory): void {
 
   it('UpdateProgress keeps nothing for a book deleted between its check and its write', async () => {
     await seed();
-    const { books, users, apiKeys, revocations } = store();
+    const { books, users, apiKeys, revocations, koboDevices } = store();
     const alice = aMember('alice');
     const findById = books.findById.bind(books);
     // DeleteBook runs in full after the use case has found the book.
@@ -117,7 +127,7 @@ function progressRepositoryContract(factory: StoreFactory): void {
       await progress().deleteForBook(id);
       return found;
     };
-    const update = new UpdateProgress(books, progress(), new FakeClock(), new Authority(users, apiKeys, revocations, new FakeClock()));
+    const update = new UpdateProgress(books, progress(), new FakeClock(), new Authority(users, apiKeys, revocations, new FakeClock(), koboDevices));
     expect(await errorOf(update.execute(alice, { bookId: 'b1', update: { percentage: 0.5 } }))).toMatchObject({ code: 'book_not_found' });
     expect(await progress().get('alice', 'b1')).toBeNull();
   });

@@ -6,8 +6,10 @@ import type {
   ApiKeyRepository,
   BookDigestRepository,
   BookRepository,
+  ChangeFeedRepository,
   HealthCheck,
   KnownAddressRepository,
+  KoboDeviceRepository,
   LoginThrottleRepository,
   OneTimeCodeRepository,
   ProgressRepository,
@@ -35,6 +37,8 @@ export interface ContractStore {
   readonly digests: BookDigestRepository;
   readonly syncDocuments: SyncDocumentRepository;
   readonly knownAddresses: KnownAddressRepository;
+  readonly koboDevices: KoboDeviceRepository;
+  readonly changes: ChangeFeedRepository;
   readonly health: HealthCheck;
   /** Closes the store and removes whatever it left on disk. */
   dispose(): Promise<void>;

@@ -68,7 +68,7 @@ describe('POST /api/books reads each format', () => {
   });
 
   it('PDF: the Info dictionary, no cover', async () => {
-    const pdf = buildPdf({ info: { Title: 'Structure and Interpretation', Author: 'Harold Abelson; Gerald Jay Sussman', Keywords: 'lisp, scheme' } });
+    const pdf = buildPdf({ info: { Title: 'Structure and Interpretation', Author: 'Harold Abelson & Gerald Jay Sussman', Keywords: 'lisp, scheme' } });
     const res = await upload(t.app, alice, pdf, 'sicp.pdf');
     expect(res.status).toBe(201);
     expect(res.body).toMatchObject({

@@ -58,7 +58,7 @@ describe.each(EMBEDDED_STORES)('KOReader sync replay ($name)', ({ env }) => {
     expect(JSON.parse(created.text).message).toMatch(/API key as the password/);
     const auth = await request(t.app).get('/kosync/users/auth').set(koreaderHeaders('alice', aliceKey));
     expect(auth.status).toBe(200);
-    expect(auth.headers['content-type']).toBe('application/vnd.koreader.v1+json; charset=utf-8');
+    expect(auth.headers['content-type']).toBe('application/json');
     expect(JSON.parse(auth.text)).toEqual({ authorized: 'OK' });
     expect(auth.headers['cache-control']).toBe('no-store');
   });

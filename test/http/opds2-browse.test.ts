@@ -40,7 +40,7 @@ describe('OPDS 2.0 paging (REST page sizes)', () => {
     ]);
   });
 
-  it('takes page_size 1..100 and keeps it in every link; one page has no previous/next; past the end is empty', async () => {
+  it('takes page_size 1..100 and keeps it in every link; one page has no previous/next; past the end has no publications', async () => {
     const all = await fetchFeed(t.app, '/opds/v2/recent?page_size=100');
     expect(all.client.Publications).toHaveLength(45);
     expect(titles(all.client)[0]).toBe('Paged 44');
@@ -50,16 +50,17 @@ describe('OPDS 2.0 paging (REST page sizes)', () => {
     expect(hrefs(small.json.links, 'last')).toEqual(['/opds/v2/books?page_size=7&page=7']);
     expect(small.json.facets?.[0]?.links.map((l) => l.href)[1]).toBe('/opds/v2/books?sort=author&page_size=7');
     const beyond = await fetchFeed(t.app, '/opds/v2/books?page=9');
-    expect(beyond.json.publications).toEqual([]);
+    expect([beyond.json.publications, beyond.json.navigation?.map((l) => l.href)]).toEqual([undefined, ['/opds/v2']]);
     expect([hrefs(beyond.json.links, 'previous'), hrefs(beyond.json.links, 'next')]).toEqual([['/opds/v2/books?page=3'], []]);
     for (const bad of ['page=0', 'page=-1', 'page=two', 'page_size=0', 'page_size=101', 'page_size=1.5', 'sort=size', 'sort=--title']) {
       expect((await opds(t.app, `/opds/v2/books?${bad}`)).status, bad).toBe(422);
     }
   });
 
-  it('an empty catalog has publications [] and no paging links', async () => {
+  it('a search without hits has no publications (OPDS 2.0 wants at least one) but a link onward, and no paging links', async () => {
     const { json } = await fetchFeed(t.app, '/opds/v2/search?query=no%20such%20thing');
-    expect([json.publications, json.metadata.numberOfItems]).toEqual([[], 0]);
+    expect([json.publications, json.metadata.numberOfItems]).toEqual([undefined, 0]);
+    expect(json.navigation).toEqual([{ href: '/opds/v2/books', type: 'application/opds+json', title: 'No books match “no such thing”: browse all books' }]);
     expect(json.links.filter((l) => ['first', 'previous', 'next', 'last'].includes(l.rel as string))).toEqual([]);
   });
 });

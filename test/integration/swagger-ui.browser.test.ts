@@ -64,7 +64,7 @@ describe.skipIf(!haveChromium)('Swagger UI at /docs, in headless Chromium', () =
     await modal.locator('.auth-btn-wrapper button.btn-done').click();
     await modal.waitFor({ state: 'detached' });
 
-    const operation = page.locator('#operations-Books-get_api_books');
+    const operation = page.locator('#operations-Books-listBooks');
     await operation.locator('.opblock-summary').click();
     await operation.getByRole('button', { name: 'Try it out' }).click();
     await operation.getByRole('button', { name: 'Execute' }).click();

@@ -4,6 +4,7 @@ import { authAttacks } from './attacks/auth.attacks.js';
 import { configAttacks } from './attacks/config.attacks.js';
 import { inputAttacks } from './attacks/input.attacks.js';
 import { keyAttacks } from './attacks/keys.attacks.js';
+import { koboAttacks } from './attacks/kobo.attacks.js';
 import { kosyncAttacks } from './attacks/kosync.attacks.js';
 import { closeOidc, oidcAttacks } from './attacks/oidc.attacks.js';
 import { resourceAttacks } from './attacks/resources.attacks.js';
@@ -17,7 +18,7 @@ const world = await createWorld();
 const document = (await world.api().get('/openapi.json')).body as { paths: Record<string, Record<string, unknown>> };
 
 const catalogue: Attack[] = [
-  ...authAttacks, ...tokenAttacks, ...keyAttacks, ...kosyncAttacks, ...accessAttacks(document), ...inputAttacks,
+  ...authAttacks, ...tokenAttacks, ...keyAttacks, ...kosyncAttacks, ...koboAttacks, ...accessAttacks(document), ...inputAttacks,
   ...uploadAttacks, ...oidcAttacks, ...configAttacks, ...resourceAttacks,
 ];
 const outcomes = new Map<string, Outcome>();

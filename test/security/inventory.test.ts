@@ -3,8 +3,8 @@ import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startTestApp, type TestApp } from '../support/test-app.js';
 
-/** Served outside the OpenAPI document on purpose: the document itself, Swagger UI, the OPDS catalogs and KOReader sync (docs/koreader.md). */
-const UNDOCUMENTED_BY_DESIGN = [/^GET \/openapi\.json$/, /^[A-Z]+ \/docs(\/|$)/, /^[A-Z]+ \/opds(\/|$)/, /^[A-Z]+ \/kosync(\/|$)/];
+/** Served outside the OpenAPI document on purpose: the document itself, Swagger UI, the OPDS catalogs, KOReader sync (docs/koreader.md) and the Kobo store API (docs/kobo.md). */
+const UNDOCUMENTED_BY_DESIGN = [/^GET \/openapi\.json$/, /^[A-Z]+ \/docs(\/|$)/, /^[A-Z]+ \/opds(\/|$)/, /^[A-Z]+ \/kosync(\/|$)/, /^[A-Z]+ \/kobo(\/|$)/];
 
 interface Layer {
   route?: { path: string | string[]; methods: Record<string, boolean> };

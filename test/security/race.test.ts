@@ -1,8 +1,16 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Race, RaceOutcome } from './race/race.js';
 import { raceWorld, STORES_UNDER_RACE, type RaceWorld, type StoreUnderRace } from './race/race-world.js';
+import { koboRaces } from './race/kobo.races.js';
 import { budgetRaces, lockoutRaces, throttleRaces } from './race/throttle.races.js';
-import { lostUpdateRaces, uniquenessRaces } from './race/writes.races.js';
+import { kosyncCapRaces, lostUpdateRaces, uniquenessRaces } from './race/writes.races.js';
+import type { ContainerOverrides } from '../../src/bootstrap/container.js';
+
+/** Login policies no burst reaches, for races about what the store keeps rather than who gets in. */
+const UNTHROTTLED = {
+  account: { maxFailures: 1_000_000, windowMs: 60_000, blockMs: 1, maxBlockMs: 1 },
+  address: { maxFailures: 1_000_000, windowMs: 60_000, blockMs: 1, maxBlockMs: 1 },
+};
 
 /**
  * The race suite: every throttle and every read-modify-write attacked with 100+ requests at once,
@@ -15,11 +23,11 @@ afterAll(() => {
   console.log(`RACE: ${outcomes.length} races run, ${sum('limitsExceeded')} limits exceeded, ${sum('lostUpdates')} lost updates, ${sum('fiveXx')} 5xx`);
 });
 
-function raceSuite(store: StoreUnderRace, title: string, races: readonly Race[], env: Record<string, string> = {}): void {
+function raceSuite(store: StoreUnderRace, title: string, races: readonly Race[], env: Record<string, string> = {}, overrides: ContainerOverrides = {}): void {
   describe(`${title} on ${store.name}`, () => {
     let world: RaceWorld | undefined;
     beforeAll(async () => {
-      world = await raceWorld(store, env);
+      world = await raceWorld(store, env, overrides);
     }, 60_000);
     afterAll(async () => world?.close());
 
@@ -42,7 +50,9 @@ function raceSuite(store: StoreUnderRace, title: string, races: readonly Race[],
 for (const store of STORES_UNDER_RACE) {
   raceSuite(store, 'secret checks', throttleRaces);
   raceSuite(store, 'lockouts that spare their owners', lockoutRaces);
+  raceSuite(store, 'Kobo sync URLs', koboRaces);
   raceSuite(store, 'uniqueness', uniquenessRaces);
   raceSuite(store, 'lost updates', lostUpdateRaces);
   raceSuite(store, 'request budgets', budgetRaces, { REGISTER_LIMIT_PER_HOUR: '30', RATE_LIMIT_PER_MINUTE: '100' });
+  raceSuite(store, 'KOReader document cap', kosyncCapRaces, {}, { loginPolicies: UNTHROTTLED });
 }

@@ -2,9 +2,8 @@ import 'reflect-metadata';
 import { writeFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
-import openapiTS, { astToString } from 'openapi-typescript';
-import request from 'supertest';
-import { startTestApp } from './test-app.js';
+import openapiTS, { astToString, type OpenAPI3 } from 'openapi-typescript';
+import { servedOpenApi } from './served-openapi.js';
 
 /** The committed client types; the typed-client test fails when they no longer match /openapi.json. */
 export const API_TYPES_PATH = resolve(import.meta.dirname, 'api-types.ts');
@@ -20,14 +19,9 @@ const HEADER = `/* eslint-disable */
 
 /** The TypeScript types of the OpenAPI document the running service serves. */
 export async function generateApiTypes(): Promise<string> {
-  const t = await startTestApp({ PUBLIC_URL: 'http://localhost:8000' });
-  try {
-    const document = (await request(t.app).get('/openapi.json').expect(200)).body;
-    const ast = await openapiTS(document, { silent: true, alphabetize: true });
-    return HEADER + astToString(ast);
-  } finally {
-    await t.close();
-  }
+  const document = await servedOpenApi({ PUBLIC_URL: 'http://localhost:8000' });
+  const ast = await openapiTS(document as unknown as OpenAPI3, { silent: true, alphabetize: true });
+  return HEADER + astToString(ast);
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {

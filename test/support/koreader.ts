@@ -13,8 +13,9 @@ import { md5Of } from './koreader-reference.js';
  * - api.json expected_status: register [201, 402], authorize [200, 401], update_progress
  *   [200, 202, 401], get_progress [200, 401] at `/syncs/progress/:document`.
  * - main.lua, KOSync:getProgress callback: decidePull below, step for step.
- * - lua-Spore's Format.JSON middleware (enabled on every call) decodes any response body whatever its
- *   content type; a status outside expected_status raises, and KOReader then shows no `message`.
+ * - lua-Spore's Format.JSON middleware (enabled on every call) decodes a body only under the content
+ *   types its release accepts (support/koreader-client.ts); a status outside expected_status raises,
+ *   and KOReader then shows no `message`.
  */
 
 /** What KOReader puts in `x-auth-key` for what the person typed as password. */

@@ -110,7 +110,7 @@ export function aWorld(options: WorldOptions = {}) {
   const events = new AuthEvents({ info: (details, message) => logged.push({ details: { ...details }, message }), warn: () => undefined }, secrets);
   const lockout = new AccountLockout(throttle, knownAddresses, clock, settings.loginPolicies.account);
   const authenticateApiKey = new AuthenticateApiKey(apiKeys, users, secrets, throttle, clock, settings.loginPolicies.address, lockout);
-  const authority = new Authority(users, apiKeys, revocations, clock);
+  const authority = new Authority(users, apiKeys, revocations, clock, store.koboDevices);
   const currentPassword = new CurrentPasswordCheck(hasher, throttle, clock, settings.loginPolicies.account, events);
   const startOidcLogin = new StartOidcLogin(oidc, codes, secrets, clock, limiter, settings.oidcFlow);
   const updateProgress = new UpdateProgress(books, progress, clock, authority);
@@ -132,7 +132,7 @@ export function aWorld(options: WorldOptions = {}) {
     getUser: new GetUser(users, lockout),
     unlockUser: new UnlockUser(users, lockout, authority),
     updateUser: new UpdateUser(users, clock, authority, lockout),
-    deleteUser: new DeleteUser(users, progress, apiKeys, syncDocuments, authority, knownAddresses),
+    deleteUser: new DeleteUser(users, progress, apiKeys, syncDocuments, authority, knownAddresses, store.koboDevices),
     resetPassword: new ResetPassword(users, hasher, clock, authority, lockout),
     listRoles: new ListRoles(),
     listBooks: new ListBooks(books),

@@ -21,6 +21,7 @@ const tag = 'Personal API keys';
 export function apiKeyRoutes(deps: ApiKeyDeps): AnyRoute[] {
   return [
     route({
+      operationId: 'createApiKey',
       method: 'post', path: '/api/auth/keys', summary: 'Create a personal API key (the secret is shown once)', tag, auth: true,
       body: CreateApiKeyBody,
       responses: { 201: { description: 'The key, with its secret `key`', schema: CreatedApiKeySchema } },
@@ -34,6 +35,7 @@ export function apiKeyRoutes(deps: ApiKeyDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'listApiKeys',
       method: 'get', path: '/api/auth/keys', summary: "The caller's personal API keys (never a secret)", tag, auth: true,
       query: ApiKeyListQuery,
       responses: { 200: { description: 'A page of keys', schema: ApiKeyListSchema } },
@@ -43,6 +45,7 @@ export function apiKeyRoutes(deps: ApiKeyDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'revokeApiKey',
       method: 'delete', path: '/api/auth/keys/{id}', summary: 'Revoke one of the caller\'s keys; it stops working at once', tag, auth: true,
       params: ApiKeyParams,
       responses: { 204: { description: 'Revoked' } },
@@ -53,6 +56,7 @@ export function apiKeyRoutes(deps: ApiKeyDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'listUserApiKeys',
       method: 'get', path: '/api/users/{id}/keys', summary: "A user's personal API keys (admin)", tag, auth: true,
       params: ApiKeyParams, query: ApiKeyListQuery,
       responses: { 200: { description: 'A page of keys', schema: ApiKeyListSchema } },
@@ -63,6 +67,7 @@ export function apiKeyRoutes(deps: ApiKeyDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'revokeUserApiKey',
       method: 'delete', path: '/api/users/{id}/keys/{key_id}', summary: "Revoke a user's personal API key (admin)", tag, auth: true,
       params: UserApiKeyParams,
       responses: { 204: { description: 'Revoked' } },

@@ -9,7 +9,7 @@ import { methodNotAllowed as notAllowedHere, routeNotFound as noRoute } from './
 import { newRegistry, openApiDocument } from './openapi.js';
 import { requestLog } from './request-log.js';
 import { rateLimits, type RateLimitSettings } from './rate-limit.js';
-import { mountRoute, type AnyRoute } from './route.js';
+import { checkOperationIds, mountRoute, type AnyRoute } from './route.js';
 import { checksSecretAt, pathPattern, secretCheckLane } from './secret-check-lane.js';
 import { apiHeaders, corsFor, docsHeaders, noStore } from './security.js';
 
@@ -41,10 +41,13 @@ export interface MountedRouter {
   readonly errors?: ErrorRequestHandler;
   /** Every request under `path` checks a password or key (KOReader's sync key, OPDS Basic): it waits in the secret-check lane. */
   readonly checksSecrets?: boolean;
+  /** The router answers every request under `path` itself, OPTIONS and unknown paths included, in its protocol's own form. */
+  readonly answersEverything?: boolean;
 }
 
 /** Builds the Express application (no listen). */
 export function createApp(deps: HttpDeps): Express {
+  checkOperationIds(deps.routes);
   const app = express();
   // One spelling per path: `/API/auth/register` is no second door past a limit, the secret-check lane or a log rule.
   // Set before the first `use`, which creates the app's router with it; every router below is made case-sensitive too.
@@ -58,7 +61,7 @@ export function createApp(deps: HttpDeps): Express {
     app.use(requestsInFlightCap(deps.settings.maxConnectionsPerAddress, (req, res, next) => apiHeaders(req, res, () => noStore(req, res, next))));
   }
   app.use(corsFor(deps.settings.corsOrigins));
-  app.use(optionsRefused(deps.routes));
+  app.use(optionsRefused(deps.routes, (deps.extraRouters ?? []).filter((r) => r.answersEverything).map((r) => r.path)));
   if (deps.settings.rateLimits) app.use(rateLimits(deps.settings.rateLimits, refusedWith));
   // After the request budgets, so a flood beyond its budget is refused at once instead of queueing.
   app.use(secretCheckLane(secretChecksOf(deps)));
@@ -97,11 +100,14 @@ const routeNotFound: RequestHandler = (req, res) => {
   sendProblem(res, statusOf(error), error.code, error.message);
 };
 
-/** OPTIONS is only the CORS preflight (answered by cors for allowed origins); any other OPTIONS is 405 or 404. */
-function optionsRefused(routes: readonly AnyRoute[]): RequestHandler {
+/**
+ * OPTIONS is only the CORS preflight (answered by cors for allowed origins); any other OPTIONS is 405 or
+ * 404, except under the prefixes of routers that answer everything themselves.
+ */
+function optionsRefused(routes: readonly AnyRoute[], ownedPrefixes: readonly string[]): RequestHandler {
   const notAllowed = methodNotAllowed(routes);
   return (req, res, next) => {
-    if (req.method !== 'OPTIONS') return next();
+    if (req.method !== 'OPTIONS' || ownedPrefixes.some((p) => req.path === p || req.path.startsWith(`${p}/`))) return next();
     apiHeaders(req, res, () => noStore(req, res, () => notAllowed(req, res, () => routeNotFound(req, res, next))));
   };
 }

@@ -83,6 +83,7 @@ async function send(body: AsyncIterable<Uint8Array> | null, res: Response): Prom
 export function bookRoutes(deps: BookDeps): AnyRoute[] {
   return [
     route({
+      operationId: 'listBooks',
       method: 'get', path: '/api/books', summary: 'List, search, filter and sort books', tag, auth: true, query: BookListQuery,
       responses: { 200: { description: 'A page of books', schema: BookListSchema } },
       errors: [403],
@@ -96,6 +97,7 @@ export function bookRoutes(deps: BookDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'uploadBook',
       method: 'post', path: '/api/books', summary: 'Upload a book (multipart: one part named file, optional overrides)', tag, auth: true,
       rawBody: { contentType: 'multipart/form-data', schema: UploadForm },
       responses: { 201: { description: 'The stored book; Location names it', schema: BookSchema } },
@@ -117,6 +119,7 @@ export function bookRoutes(deps: BookDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'getBook',
       method: 'get', path: '/api/books/{id}', summary: 'Read a book', tag, auth: true, params: BookParams,
       responses: { 200: { description: 'The book', schema: BookSchema } },
       errors: [403, 404],
@@ -125,6 +128,7 @@ export function bookRoutes(deps: BookDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'updateBook',
       method: 'patch', path: '/api/books/{id}', summary: 'Edit the metadata of a book (uploader or admin)', tag, auth: true,
       params: BookParams, body: UpdateBookBody,
       responses: { 200: { description: 'The updated book', schema: BookSchema } },
@@ -134,6 +138,7 @@ export function bookRoutes(deps: BookDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'deleteBook',
       method: 'delete', path: '/api/books/{id}', summary: 'Delete a book, its file, its cover and its shelf entries', tag, auth: true,
       params: BookParams,
       responses: { 204: { description: 'Deleted' } },
@@ -144,6 +149,7 @@ export function bookRoutes(deps: BookDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'downloadBookFile',
       method: 'get', path: '/api/books/{id}/file', summary: 'Download the book file (ETag, Range)', tag, auth: true, params: BookParams,
       responses: {
         200: binary('The whole file, as an attachment, with its detected media type (EPUB, PDF, MOBI/AZW3, CBZ, FB2, text)', '*/*'),
@@ -159,13 +165,15 @@ export function bookRoutes(deps: BookDeps): AnyRoute[] {
         const range = requestedRange(req, file.size, file.etag);
         const body = req.method === 'HEAD' ? null : await file.open(range ?? undefined);
         res.attachment(file.fileName);
-        res.type(file.mediaType);
+        // Exactly the format's media type: res.type would add `charset=utf-8` to a text file kept as uploaded (maybe UTF-16 or Windows-1252).
+        res.setHeader('Content-Type', file.mediaType);
         if (range) res.status(206).setHeader('Content-Range', `bytes ${range.start}-${range.end}/${file.size}`);
         res.setHeader('Content-Length', String(range ? range.end - range.start + 1 : file.size));
         await send(body, res);
       },
     }),
     route({
+      operationId: 'getBookCover',
       method: 'get', path: '/api/books/{id}/cover', summary: 'The cover image of a book', tag, auth: true, params: BookParams,
       responses: { 200: binary('The cover image', 'image/*') },
       errors: [403, 404],

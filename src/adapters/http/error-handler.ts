@@ -2,7 +2,7 @@ import type { ErrorRequestHandler, Request, Response } from 'express';
 import type { Logger } from 'pino';
 import { invalidCredentials, payloadTooLarge } from '../../domain/error-catalogue.js';
 import { AuthenticationError, ConflictError, DomainError, RangeNotSatisfiableError, RateLimitedError, ValidationError, type ErrorKind, type FieldError } from '../../domain/errors.js';
-import { internalError, malformedJson, malformedRequest, requestAborted, requestRefused, unsupportedMediaType } from './http-errors.js';
+import { internalError, malformedJson, malformedRequest, requestAborted, requestRefused, unsupportedMediaType, type TransportProblem } from './http-errors.js';
 
 const INVALID_CREDENTIALS = invalidCredentials().code;
 const JSON_BODY = 'application/json';
@@ -73,14 +73,24 @@ function domainExtra(error: DomainError): Record<string, unknown> {
   return {};
 }
 
+/**
+ * What an error raised under a route is to a client: a domain error (library errors below 500
+ * translated), a transport refusal for another 4xx, or null for a fault of the service itself.
+ */
+export function knownErrorOf(error: unknown): DomainError | TransportProblem | null {
+  const type = (error as { type?: unknown } | null)?.type;
+  const library = typeof type === 'string' ? LIBRARY_ERRORS[type] : undefined;
+  const status = (error as { status?: unknown } | null)?.status;
+  if (library) return library(error as { limit?: unknown });
+  if (error instanceof DomainError) return error;
+  if (status === 400) return malformedRequest();
+  return typeof status === 'number' && status > 400 && status < 500 ? requestRefused(status) : null;
+}
+
 /** Final error middleware: every error becomes problem+json; nothing internal leaks. */
 export function errorHandler(logger: Logger): ErrorRequestHandler {
-  return (error: unknown, req: Request, res: Response, _next) => {
-    const type = (error as { type?: unknown } | null)?.type;
-    const library = typeof type === 'string' ? LIBRARY_ERRORS[type] : undefined;
-    const status = (error as { status?: unknown } | null)?.status;
-    if (library) error = library(error as { limit?: unknown });
-    else if (status === 400 && !(error instanceof DomainError)) error = malformedRequest();
+  return (raised: unknown, req: Request, res: Response, _next) => {
+    const error = knownErrorOf(raised);
     if (error instanceof DomainError) {
       const httpStatus = statusOf(error);
       if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
@@ -89,9 +99,8 @@ export function errorHandler(logger: Logger): ErrorRequestHandler {
       if (httpStatus >= 500) logger.warn({ req_id: req.id, code: error.code }, 'dependency error');
       return sendProblem(res, httpStatus, error.code, error.message, domainExtra(error));
     }
-    const problem = typeof status === 'number' && status > 400 && status < 500 ? requestRefused(status) : null;
-    if (problem) return sendProblem(res, problem.status, problem.code, problem.detail);
-    logger.error({ req_id: req.id, err: error }, 'unhandled error');
+    if (error) return sendProblem(res, error.status, error.code, error.detail);
+    logger.error({ req_id: req.id, err: raised }, 'unhandled error');
     if (res.headersSent) return res.destroy();
     const internal = internalError();
     return sendProblem(res, internal.status, internal.code, internal.detail);

@@ -22,6 +22,7 @@ const tag = 'Authentication';
 export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
   return [
     route({
+      operationId: 'register',
       method: 'post', path: '/api/auth/register', summary: 'Register a new account', tag, auth: false, checksSecret: true, body: RegisterBody,
       responses: { 201: { description: 'Registered and signed in', schema: TokenResponseSchema } },
       errors: [403, 409],
@@ -32,6 +33,7 @@ export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'login',
       method: 'post', path: '/api/auth/login', summary: 'Log in with username or e-mail and password', tag, auth: false, checksSecret: true, body: LoginBody,
       responses: { 200: { description: 'Signed in', schema: TokenResponseSchema } },
       errors: [401, 403, 429],
@@ -41,6 +43,7 @@ export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'getCurrentUser',
       method: 'get', path: '/api/auth/me', summary: 'The signed-in user', tag, auth: true,
       responses: { 200: { description: 'The user', schema: UserSchema } },
       async handle({ auth, res }) {
@@ -49,6 +52,7 @@ export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'logout',
       method: 'post', path: '/api/auth/logout', summary: 'Revoke the token used for this request', tag, auth: true,
       responses: { 204: { description: 'Logged out' } },
       errors: [403],
@@ -59,6 +63,7 @@ export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'changePassword',
       method: 'put', path: '/api/auth/password', summary: 'Change the password; revokes every older token', tag, auth: true, checksSecret: true,
       body: ChangePasswordBody,
       responses: { 204: { description: 'Password changed' } },
@@ -70,6 +75,7 @@ export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'getAuthConfig',
       method: 'get', path: '/api/auth/config', summary: 'Which sign-in methods are on', tag, auth: false,
       responses: { 200: { description: 'Sign-in configuration', schema: AuthConfigSchema } },
       handle({ res }) {

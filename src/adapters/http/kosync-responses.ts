@@ -1,19 +1,27 @@
 import type { ErrorRequestHandler, RequestHandler, Response } from 'express';
 import express from 'express';
+import type { Logger } from 'pino';
 import { kosyncRegistrationClosed, payloadTooLarge } from '../../domain/error-catalogue.js';
 import { DomainError, RateLimitedError, ValidationError } from '../../domain/errors.js';
 import { unixSeconds, type SyncState } from '../../domain/kosync.js';
-import { statusOf } from './error-handler.js';
-import { malformedJson, unsupportedMediaType } from './http-errors.js';
+import { knownErrorOf, statusOf } from './error-handler.js';
+import { internalError, malformedJson, unsupportedMediaType } from './http-errors.js';
+import { readerMessage } from './kosync-messages.js';
 
-/** The media type KOReader's kosync client asks for (its `Accept`); its JSON middleware decodes any body. */
-export const KOSYNC_MEDIA_TYPE = 'application/vnd.koreader.v1+json';
+/**
+ * The one media type every kosync answer carries, with no parameter: KOReader 2025.04 decodes a body
+ * only under exactly `application/json`, 2025.08 and 2025.10 only under `application/json` itself
+ * (with parameters), and 2026 under any `application/…+json` (koreader-base, thirdparty/lua-Spore).
+ */
+export const KOSYNC_CONTENT_TYPE = 'application/json';
 const BODY_LIMIT_BYTES = 16 * 1024;
 const REGISTRATION_CLOSED = kosyncRegistrationClosed().code;
 
-/** Sends a kosync answer: JSON under KOReader's media type. */
+/** Sends a kosync answer: JSON under exactly `application/json` (Express would add `; charset=utf-8` to a string body). */
 export function sendKosync(res: Response, status: number, body: object): void {
-  res.status(status).type(`${KOSYNC_MEDIA_TYPE}; charset=utf-8`).send(JSON.stringify(body));
+  if (res.headersSent) return;
+  res.status(status).setHeader('Content-Type', KOSYNC_CONTENT_TYPE);
+  res.send(Buffer.from(JSON.stringify(body), 'utf8'));
 }
 
 /** The pull answer KOReader reads: every field of the position, `timestamp` in Unix seconds. */
@@ -34,17 +42,32 @@ export const kosyncJsonBody: RequestHandler = (req, res, next) => {
   });
 };
 
+/** A refusal as KOReader shows it: `{code, message}`, the message worded for the person holding the e-reader. */
+export function sendKosyncRefusal(res: Response, status: number, code: string, extra: Record<string, unknown> = {}, retryAfterSeconds?: number): void {
+  sendKosync(res, status, { code, message: readerMessage(code, retryAfterSeconds), ...extra });
+}
+
 /**
- * Refusals as KOReader reads them: JSON with the `message` it shows. KOReader's api.json expects 402
- * for a refused registration and only 401 as a refusal of sign-in and sync, so a key without
- * `books:read` is 401 too; other errors keep their status. Anything unexpected goes to the app's handler.
+ * Every error under /kosync as KOReader reads it. KOReader's api.json expects 402 for a refused
+ * registration and only 401 as a refusal of sign-in and sync, so a key without `books:read` is 401
+ * too; other errors keep their status. A fault of the service is logged and answered 500, still JSON.
  */
-export const kosyncErrors: ErrorRequestHandler = (error: unknown, _req, res, next) => {
-  if (!(error instanceof DomainError)) return next(error);
-  let status = statusOf(error);
-  if (error.code === REGISTRATION_CLOSED) status = 402;
-  else if (status === 403) status = 401;
-  if (error instanceof RateLimitedError) res.setHeader('Retry-After', String(error.retryAfterSeconds));
-  const errors = error instanceof ValidationError && error.errors.length > 0 ? { errors: error.errors } : {};
-  sendKosync(res, status, { code: error.code, message: error.message, ...errors });
-};
+export function kosyncErrors(logger: Logger): ErrorRequestHandler {
+  return (raised: unknown, req, res, _next) => {
+    const error = knownErrorOf(raised);
+    if (!(error instanceof DomainError)) {
+      if (error === null) logger.error({ req_id: req.id, err: raised }, 'unhandled error');
+      if (error === null && res.headersSent) return res.destroy();
+      const problem = error ?? internalError();
+      return sendKosyncRefusal(res, problem.status, problem.code);
+    }
+    let status = statusOf(error);
+    if (error.code === REGISTRATION_CLOSED) status = 402;
+    else if (status === 403) status = 401;
+    if (status >= 500) logger.warn({ req_id: req.id, code: error.code }, 'dependency error');
+    const retryAfter = error instanceof RateLimitedError ? error.retryAfterSeconds : undefined;
+    if (retryAfter !== undefined) res.setHeader('Retry-After', String(retryAfter));
+    const errors = error instanceof ValidationError && error.errors.length > 0 ? { errors: error.errors } : {};
+    sendKosyncRefusal(res, status, error.code, errors, retryAfter);
+  };
+}

@@ -5,13 +5,17 @@ import type { PushSyncProgress } from '../../application/use-cases/push-sync-pro
 import type { Actor } from '../../domain/actor.js';
 import { kosyncRegistrationClosed } from '../../domain/error-catalogue.js';
 import { SYNC_LIMITS } from '../../domain/kosync.js';
-import { kosyncErrors, kosyncJsonBody, presentSyncState, sendKosync } from './kosync-responses.js';
+import { kosyncErrors, kosyncJsonBody, presentSyncState, sendKosync, sendKosyncRefusal } from './kosync-responses.js';
+import { methodNotAllowed, routeNotFound } from './http-errors.js';
+import type { Logger } from 'pino';
 import { parse } from './route.js';
 import { nameText } from './schemas/text.js';
 import { z } from './zod.js';
 
 export interface KosyncDeps {
   readonly authenticate: AuthenticateSyncUser;
+  /** Where a fault of the service under /kosync is logged. */
+  readonly logger: Logger;
   readonly push: PushSyncProgress;
   readonly pull: PullSyncProgress;
 }
@@ -33,6 +37,14 @@ const header = (req: Request, name: string): string => {
   return typeof value === 'string' ? value : '';
 };
 const actorOf = (res: Response): Actor => res.locals['kosyncActor'] as Actor;
+
+/** The paths KOReader calls and their one method each (GET also answers HEAD). */
+const KOSYNC_ROUTES: readonly { readonly method: string; readonly path: RegExp }[] = [
+  { method: 'POST', path: /^\/users\/create\/?$/ },
+  { method: 'GET', path: /^\/users\/auth\/?$/ },
+  { method: 'PUT', path: /^\/syncs\/progress\/?$/ },
+  { method: 'GET', path: /^\/syncs\/progress\/[^/]+\/?$/ },
+];
 
 /**
  * KOReader's progress-sync server, mounted at /kosync (documented in docs/koreader.md, not in
@@ -60,6 +72,14 @@ export function kosyncRouter(deps: KosyncDeps): Router {
     const state = await deps.pull.execute(actorOf(res), document);
     sendKosync(res, 200, state ? presentSyncState(state) : {});
   });
-  router.use(kosyncErrors);
+  // Anything else under /kosync: a known path asked with another method is 405 with Allow, the rest 404, both as KOReader reads them.
+  router.use((req, res) => {
+    const allowed = KOSYNC_ROUTES.filter((r) => r.path.test(req.path)).map((r) => r.method);
+    if (allowed.length === 0) return sendKosyncRefusal(res, 404, routeNotFound(req.method, req.path).code);
+    res.setHeader('Allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
+    const refusal = methodNotAllowed(req.method);
+    sendKosyncRefusal(res, refusal.status, refusal.code);
+  });
+  router.use(kosyncErrors(deps.logger));
   return router;
 }

@@ -35,6 +35,7 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; unlink: UnlinkOidc; lo
   };
   return [
     route({
+      operationId: 'startOidcLogin',
       method: 'get', path: '/api/auth/oidc/login', summary: 'Start single sign-on (redirects to the provider)', tag, auth: false,
       query: OidcLoginQuery,
       responses: { 302: { description: 'To the provider; sets the short-lived sign-in cookie' } },
@@ -47,6 +48,7 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; unlink: UnlinkOidc; lo
       },
     }),
     route({
+      operationId: 'completeOidcLogin',
       method: 'get', path: '/api/auth/oidc/callback', summary: 'Finish single sign-on (the provider redirects here)', tag, auth: false, checksSecret: true,
       query: OidcCallbackQuery,
       responses: {
@@ -70,6 +72,7 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; unlink: UnlinkOidc; lo
       },
     }),
     route({
+      operationId: 'exchangeOidcCode',
       method: 'post', path: '/api/auth/oidc/token', summary: 'Trade the one-time sign-in code for a token', tag, auth: false, checksSecret: true,
       body: OidcCodeBody,
       responses: { 200: { description: 'Signed in', schema: TokenResponseSchema } },
@@ -85,6 +88,7 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; unlink: UnlinkOidc; lo
       },
     }),
     route({
+      operationId: 'startOidcLink',
       method: 'post', path: '/api/auth/oidc/link', summary: 'Start linking single sign-on to the signed-in account', tag, auth: true,
       body: OidcLinkBody,
       responses: { 200: { description: 'Sets the short-lived sign-in cookie; send the browser to authorization_url', schema: OidcLinkResponse } },

@@ -17,6 +17,7 @@ const tag = 'Reading progress';
 export function progressRoutes(deps: ProgressDeps): AnyRoute[] {
   return [
     route({
+      operationId: 'getProgress',
       method: 'get', path: '/api/books/{id}/progress', summary: 'The caller\'s reading state of a book (unread when never opened)', tag, auth: true,
       params: BookParams,
       responses: { 200: { description: 'The reading state', schema: ProgressSchema } },
@@ -26,6 +27,7 @@ export function progressRoutes(deps: ProgressDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'updateProgress',
       method: 'put', path: '/api/books/{id}/progress', summary: 'Record the caller\'s reading state of a book', tag, auth: true,
       params: BookParams, body: UpdateProgressBody,
       responses: { 200: { description: 'The stored reading state', schema: ProgressSchema } },
@@ -37,6 +39,7 @@ export function progressRoutes(deps: ProgressDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'deleteProgress',
       method: 'delete', path: '/api/books/{id}/progress', summary: 'Forget the caller\'s reading state of a book (unread again)', tag, auth: true,
       params: BookParams,
       responses: { 204: { description: 'Forgotten' } },

@@ -4,6 +4,8 @@ import type { Logger } from 'pino';
 import { printable } from '../../domain/text.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
+/** A Kobo sync URL carries its secret as the path segment after /kobo: never logged. */
+const redacted = (path: string): string => path.replace(/^\/kobo\/[^/]+/, '/kobo/[secret]');
 
 /** Assigns a request id and logs one JSON line per request, with the client address (as TRUST_PROXY reads it): no headers, bodies or query strings. */
 export function requestLog(logger: Logger): RequestHandler {
@@ -19,8 +21,8 @@ export function requestLog(logger: Logger): RequestHandler {
           req_id: req.id,
           method: req.method,
           address: req.ip ?? null,
-          route: route ? `${req.baseUrl}${route}` : null,
-          path: printable(req.path.slice(0, 200)),
+          route: route ? redacted(`${req.baseUrl}${route}`) : null,
+          path: printable(redacted(req.originalUrl.split('?')[0]!).slice(0, 200)),
           status: res.statusCode,
           duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
           aborted: !res.writableFinished,

@@ -19,6 +19,9 @@ export interface RouteContext<P, Q, B> {
   readonly res: Response;
 }
 
+/** A range of statuses (`4XX`), for answers the route itself never gives, such as the HTTP server's refusals. */
+export type StatusRange = '1XX' | '2XX' | '3XX' | '4XX' | '5XX';
+
 export interface ResponseSpec {
   readonly description: string;
   readonly schema?: ZodType;
@@ -30,8 +33,11 @@ export interface RouteSpec<P, Q, B> {
   readonly method: Method;
   /** OpenAPI-style path: `/api/books/{id}`. */
   readonly path: string;
-  /** The client method name generators use (`listBooks`): unique, stable across path changes. */
-  readonly operationId?: string;
+  /**
+   * The client method name generators use (`listBooks`): camelCase, unique, and stable across path
+   * changes (renaming one is a breaking change; see the README's API versioning).
+   */
+  readonly operationId: string;
   readonly summary: string;
   readonly tag: string;
   readonly auth: boolean;
@@ -45,7 +51,7 @@ export interface RouteSpec<P, Q, B> {
   readonly bodyLimit?: string;
   /** A non-JSON body (uploads): the handler reads the stream; the content type is enforced. */
   readonly rawBody?: { readonly contentType: string; readonly schema: ZodType };
-  readonly responses: Readonly<Record<number, ResponseSpec>>;
+  readonly responses: { readonly [status: number]: ResponseSpec } & { readonly [range in StatusRange]?: ResponseSpec };
   /** Error statuses beyond those implied by auth and validation. */
   readonly errors?: readonly number[];
   handle(ctx: RouteContext<P, Q, B>): Promise<void> | void;
@@ -56,6 +62,24 @@ export type AnyRoute = RouteSpec<any, any, any>;
 
 export function route<P = Record<string, never>, Q = Record<string, never>, B = undefined>(spec: RouteSpec<P, Q, B>): AnyRoute {
   return spec;
+}
+
+/** How an operationId reads as a client method: camelCase letters and digits. */
+const OPERATION_ID = /^[a-z][a-zA-Z0-9]*$/;
+
+/** Refuses a route table in which an operationId is not camelCase or names two routes (generators need one method per id). */
+export function checkOperationIds(routes: readonly AnyRoute[]): void {
+  const owners = new Map<string, string>();
+  const problems: string[] = [];
+  for (const r of routes) {
+    const where = `${r.method.toUpperCase()} ${r.path}`;
+    const id = String(r.operationId);
+    if (typeof r.operationId !== 'string' || !OPERATION_ID.test(id)) problems.push(`${where}: operationId '${id}' is not camelCase`);
+    const owner = owners.get(id);
+    if (owner) problems.push(`${where}: operationId '${id}' already names ${owner}`);
+    else owners.set(id, where);
+  }
+  if (problems.length > 0) throw new Error(`Invalid route table: ${problems.join('; ')}`);
 }
 
 export type Authenticator = (req: Request) => Promise<Authenticated>;
@@ -137,10 +161,11 @@ function openApiOf(spec: AnyRoute): RouteConfig {
   return {
     method: spec.method,
     path: spec.path,
-    ...(spec.operationId ? { operationId: spec.operationId } : {}),
+    operationId: spec.operationId,
     summary: spec.summary,
     tags: [spec.tag],
-    ...(spec.auth ? { security: [{ bearerAuth: [] }] } : {}),
+    // A public operation says so (`[]`), so tools can tell "no credentials" from "forgot to say".
+    security: spec.auth ? [{ bearerAuth: [] }] : [],
     request: {
       ...(spec.params ? { params: spec.params as never } : {}),
       ...(spec.query ? { query: spec.query as never } : {}),

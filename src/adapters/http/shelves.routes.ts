@@ -34,6 +34,7 @@ const bodyLimit = '1mb';
 export function shelfRoutes(deps: ShelfDeps): AnyRoute[] {
   return [
     route({
+      operationId: 'listShelves',
       method: 'get', path: '/api/shelves', summary: 'List own shelves and every public shelf', tag, auth: true, query: ShelfListQuery,
       responses: { 200: { description: 'A page of shelves, by name', schema: ShelfListSchema } },
       errors: [403],
@@ -43,6 +44,7 @@ export function shelfRoutes(deps: ShelfDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'createShelf',
       method: 'post', path: '/api/shelves', summary: 'Create a shelf', tag, auth: true, body: CreateShelfBody, bodyLimit,
       responses: { 201: { description: 'The new shelf', schema: ShelfSchema } },
       errors: [403, 409],
@@ -54,6 +56,7 @@ export function shelfRoutes(deps: ShelfDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'getShelf',
       method: 'get', path: '/api/shelves/{id}', summary: 'Read a shelf', tag, auth: true, params: ShelfParams,
       responses: { 200: { description: 'The shelf', schema: ShelfSchema } },
       errors: [403, 404],
@@ -62,6 +65,7 @@ export function shelfRoutes(deps: ShelfDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'updateShelf',
       method: 'patch', path: '/api/shelves/{id}', summary: 'Rename, describe, publish or reorder a shelf', tag, auth: true,
       params: ShelfParams, body: UpdateShelfBody, bodyLimit,
       responses: { 200: { description: 'The updated shelf', schema: ShelfSchema } },
@@ -74,6 +78,7 @@ export function shelfRoutes(deps: ShelfDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'deleteShelf',
       method: 'delete', path: '/api/shelves/{id}', summary: 'Delete a shelf; its books stay', tag, auth: true, params: ShelfParams,
       responses: { 204: { description: 'Deleted' } },
       errors: [403, 404],
@@ -83,6 +88,7 @@ export function shelfRoutes(deps: ShelfDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'listShelfBooks',
       method: 'get', path: '/api/shelves/{id}/books', summary: 'The books on a shelf, in shelf order', tag, auth: true,
       params: ShelfParams, query: ShelfBooksQuery,
       responses: { 200: { description: 'A page of books', schema: BookListSchema } },
@@ -93,6 +99,7 @@ export function shelfRoutes(deps: ShelfDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'addBookToShelf',
       method: 'put', path: '/api/shelves/{id}/books/{book_id}', summary: 'Add a book at the end of a shelf (idempotent)', tag,
       auth: true, params: ShelfBookParams,
       responses: { 204: { description: 'The book is on the shelf' } },
@@ -103,6 +110,7 @@ export function shelfRoutes(deps: ShelfDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'removeBookFromShelf',
       method: 'delete', path: '/api/shelves/{id}/books/{book_id}', summary: 'Take a book off a shelf', tag, auth: true,
       params: ShelfBookParams,
       responses: { 204: { description: 'Removed' } },

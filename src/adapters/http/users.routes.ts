@@ -28,6 +28,7 @@ const UserParams = z.object({ id: idParam }).strict();
 export function userRoutes(deps: UserAdminDeps): AnyRoute[] {
   return [
     route({
+      operationId: 'listUsers',
       method: 'get', path: '/api/users', summary: 'List accounts (admin)', tag, auth: true, query: UserListQuery,
       responses: { 200: { description: 'A page of accounts', schema: UserListSchema } },
       errors: [403],
@@ -37,6 +38,7 @@ export function userRoutes(deps: UserAdminDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'getUser',
       method: 'get', path: '/api/users/{id}', summary: 'Read an account (admin)', tag, auth: true, params: UserParams,
       responses: { 200: { description: 'The account', schema: ManagedUserSchema } },
       errors: [403, 404],
@@ -45,6 +47,7 @@ export function userRoutes(deps: UserAdminDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'updateUser',
       method: 'patch', path: '/api/users/{id}', summary: 'Change roles or disable an account (admin)', tag, auth: true,
       params: UserParams, body: UpdateUserBody,
       responses: { 200: { description: 'The updated account', schema: ManagedUserSchema } },
@@ -59,6 +62,7 @@ export function userRoutes(deps: UserAdminDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'deleteUser',
       method: 'delete', path: '/api/users/{id}', summary: 'Delete an account (admin)', tag, auth: true, params: UserParams,
       responses: { 204: { description: 'Deleted' } },
       errors: [403, 404, 409],
@@ -88,6 +92,7 @@ export function userRoutes(deps: UserAdminDeps): AnyRoute[] {
       },
     }),
     route({
+      operationId: 'listRoles',
       method: 'get', path: '/api/roles', summary: 'List roles and their permissions (admin)', tag, auth: true,
       responses: { 200: { description: 'The built-in roles', schema: RoleListSchema } },
       errors: [403],

@@ -59,6 +59,11 @@ export class BcryptPasswordHasher implements PasswordHasher {
     return this.compare(password, hash);
   }
 
+  /** Resolves once the dummy hash exists: from then on every verify takes one comparison, account or none. */
+  async ready(): Promise<void> {
+    await this.dummyHash;
+  }
+
   /** Stops the worker threads. */
   async close(): Promise<void> {
     if (this.closed) return;

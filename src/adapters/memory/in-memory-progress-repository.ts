@@ -17,6 +17,13 @@ export class InMemoryProgressRepository implements ProgressRepository {
     this.db.progress.set(progressKey(progress.userId, progress.bookId), copy(progress));
   }
 
+  async findMany(userId: string, bookIds: readonly string[]): Promise<StoredProgress[]> {
+    return bookIds.flatMap((bookId) => {
+      const progress = this.db.progress.get(progressKey(userId, bookId));
+      return progress ? [copy(progress)] : [];
+    });
+  }
+
   async deleteOne(userId: string, bookId: string): Promise<boolean> {
     return this.db.progress.delete(progressKey(userId, bookId));
   }

@@ -2,6 +2,10 @@ import type { SyncDocumentRepository } from '../../application/ports.js';
 import type { SyncDocument } from '../../domain/kosync.js';
 import { copy, MemoryDatabase, progressKey } from './memory-database.js';
 
+/** Newest first: by `updatedAt`, then document, both descending (the order every store evicts in, from the end). */
+const byRecency = (a: SyncDocument, b: SyncDocument): number =>
+  b.updatedAt.getTime() - a.updatedAt.getTime() || (a.document < b.document ? 1 : a.document > b.document ? -1 : 0);
+
 /** SyncDocumentRepository over process memory; a record for an account that is gone is not kept, as SQLite's foreign key does. */
 export class InMemorySyncDocumentRepository implements SyncDocumentRepository {
   constructor(private readonly db: MemoryDatabase = new MemoryDatabase()) {}
@@ -11,8 +15,12 @@ export class InMemorySyncDocumentRepository implements SyncDocumentRepository {
     return record ? copy(record) : null;
   }
 
-  async put(record: SyncDocument): Promise<void> {
-    if (this.db.users.has(record.userId)) this.db.syncDocuments.set(progressKey(record.userId, record.document), copy(record));
+  async put(record: SyncDocument, keep: number): Promise<void> {
+    if (!this.db.users.has(record.userId)) return;
+    this.db.syncDocuments.set(progressKey(record.userId, record.document), copy(record));
+    const mine = [...this.db.syncDocuments.values()].filter((r) => r.userId === record.userId);
+    if (mine.length <= keep) return;
+    for (const stale of mine.sort(byRecency).slice(keep)) this.db.syncDocuments.delete(progressKey(stale.userId, stale.document));
   }
 
   async deleteForUser(userId: string): Promise<void> {

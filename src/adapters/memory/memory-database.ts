@@ -1,5 +1,7 @@
 import type { ApiKey } from '../../domain/api-key.js';
 import type { Book } from '../../domain/book.js';
+import type { Change } from '../../domain/change-feed.js';
+import type { KoboDevice } from '../../domain/kobo-device.js';
 import type { KoreaderDigests } from '../../domain/koreader-digest.js';
 import type { SyncDocument } from '../../domain/kosync.js';
 import type { ThrottleCounter } from '../../domain/login-throttle.js';
@@ -30,6 +32,12 @@ export class MemoryDatabase {
   readonly syncDocuments = new Map<string, SyncDocument>();
   /** Addresses accounts signed in from, keyed by progressKey(userId, address); times in ms. */
   readonly knownAddresses = new Map<string, { readonly userId: string; readonly address: string; readonly lastSignInAt: number }>();
+  readonly koboDevices = new Map<string, KoboDevice>();
+  /** Books hidden from a device, keyed by progressKey(deviceId, bookId). */
+  readonly koboArchived = new Set<string>();
+  /** The change feed, keyed by `${kind}\u0000${entityId}`; `lastSeq` is the highest sequence number ever given. */
+  readonly changes = new Map<string, Change>();
+  lastSeq = 0;
   closed = false;
 }
 

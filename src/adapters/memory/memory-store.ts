@@ -4,6 +4,8 @@ import { InMemoryApiKeyRepository } from './in-memory-api-key-repository.js';
 import { InMemoryBookDigestRepository } from './in-memory-book-digest-repository.js';
 import { InMemoryBookRepository } from './in-memory-book-repository.js';
 import { InMemoryKnownAddressRepository } from './in-memory-known-address-repository.js';
+import { InMemoryChangeFeed } from './in-memory-change-feed.js';
+import { InMemoryKoboDeviceRepository } from './in-memory-kobo-device-repository.js';
 import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repository.js';
 import { InMemoryOneTimeCodeRepository } from './in-memory-one-time-code-repository.js';
 import { InMemoryProgressRepository } from './in-memory-progress-repository.js';
@@ -28,6 +30,8 @@ export interface MemoryStore {
   readonly digests: InMemoryBookDigestRepository;
   readonly syncDocuments: InMemorySyncDocumentRepository;
   readonly knownAddresses: InMemoryKnownAddressRepository;
+  readonly koboDevices: InMemoryKoboDeviceRepository;
+  readonly changes: InMemoryChangeFeed;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -56,6 +60,8 @@ export function createMemoryStore(): MemoryStore {
     digests: new InMemoryBookDigestRepository(db),
     syncDocuments: new InMemorySyncDocumentRepository(db),
     knownAddresses: new InMemoryKnownAddressRepository(db),
+    koboDevices: new InMemoryKoboDeviceRepository(db),
+    changes: new InMemoryChangeFeed(db),
     health: new InMemoryHealthCheck(db),
     close: async () => {
       db.closed = true;

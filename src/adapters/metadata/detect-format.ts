@@ -3,12 +3,14 @@ import { emptyFile, unsupportedBookFormat } from '../../domain/error-catalogue.j
 import { UnprocessableError, UnsupportedTypeError } from '../../domain/errors.js';
 import { corrupt } from './limits.js';
 
-/** What the bytes say the file is; `zip` is an archive that is not an EPUB (maybe a CBZ). */
-export type SniffedFormat = 'epub' | 'zip' | 'pdf' | 'mobi' | 'fb2' | 'txt';
+/** What the bytes say the file is; a `zip` is an EPUB or a CBZ by what it holds. */
+export type SniffedFormat = 'zip' | 'pdf' | 'mobi' | 'fb2' | TextEncoding;
+
+/** A plain-text file and the encoding its bytes are in (the file is stored as uploaded). */
+export type TextEncoding = 'utf-8' | 'utf-16le' | 'utf-16be' | 'windows-1252';
 
 const HEAD_BYTES = 64 * 1024;
 const TAIL_BYTES = 1024;
-const EPUB_MIMETYPE = 'application/epub+zip';
 
 /** Reads at most `length` bytes at `position`. */
 export async function readSlice(path: string, position: number, length: number): Promise<Buffer> {
@@ -32,8 +34,7 @@ export async function sniffFormat(path: string, size: number): Promise<SniffedFo
   if (head.length !== Math.min(size, HEAD_BYTES)) throw corrupt('The file is shorter than its recorded size.');
   const ascii = (from: number, to: number) => head.subarray(from, to).toString('latin1');
 
-  if (ascii(0, 4) === 'PK\x03\x04') return isEpubMimetypeEntry(head) ? 'epub' : 'zip';
-  if (ascii(0, 4) === 'PK\x05\x06') return 'zip';
+  if (ascii(0, 4) === 'PK\x03\x04' || ascii(0, 4) === 'PK\x05\x06') return 'zip';
   if (ascii(0, 5) === '%PDF-') {
     const tail = size <= HEAD_BYTES ? head.subarray(Math.max(0, size - TAIL_BYTES)) : await readSlice(path, size - TAIL_BYTES, TAIL_BYTES);
     if (!tail.includes('%%EOF')) throw corrupt('The PDF is truncated (no %%EOF trailer).');
@@ -41,21 +42,9 @@ export async function sniffFormat(path: string, size: number): Promise<SniffedFo
   }
   if (size >= 78 && ascii(60, 68) === 'BOOKMOBI') return 'mobi';
   if (isFictionBook(head)) return 'fb2';
-  if (await isPlainText(path, size)) return 'txt';
+  const text = await textEncoding(path, size, head);
+  if (text) return text;
   throw unsupportedBookFormat();
-}
-
-/** First local header is a stored `mimetype` entry holding exactly the EPUB media type. */
-function isEpubMimetypeEntry(head: Buffer): boolean {
-  if (head.length < 30) return false;
-  const method = head.readUInt16LE(8);
-  const nameLength = head.readUInt16LE(26);
-  const extraLength = head.readUInt16LE(28);
-  const dataStart = 30 + nameLength + extraLength;
-  if (method !== 0 || head.subarray(30, 30 + nameLength).toString('latin1') !== 'mimetype') return false;
-  const size = head.readUInt32LE(22);
-  const content = head.subarray(dataStart, dataStart + Math.min(size, 64)).toString('latin1');
-  return content.trim() === EPUB_MIMETYPE;
 }
 
 /** XML (any ASCII-compatible encoding, optional BOM) whose root element is FictionBook. */
@@ -74,9 +63,20 @@ function isFictionBook(head: Buffer): boolean {
   }
 }
 
-/** Valid UTF-8 throughout, no NUL bytes, at most 0.5% other control characters, not markup. */
-async function isPlainText(path: string, size: number): Promise<boolean> {
-  const decoder = new TextDecoder('utf-8', { fatal: true });
+/**
+ * Plain text: UTF-16 with its byte-order mark, else valid UTF-8 throughout, else Windows-1252; never
+ * NUL, at most 0.5% other control characters (C1 too for Windows-1252, whose five unused bytes decode
+ * to them), and not markup.
+ */
+async function textEncoding(path: string, size: number, head: Buffer): Promise<TextEncoding | null> {
+  if (head[0] === 0xff && head[1] === 0xfe) return (await looksLikeText(path, size, 'utf-16le')) ? 'utf-16le' : null;
+  if (head[0] === 0xfe && head[1] === 0xff) return (await looksLikeText(path, size, 'utf-16be')) ? 'utf-16be' : null;
+  if (await looksLikeText(path, size, 'utf-8')) return 'utf-8';
+  return (await looksLikeText(path, size, 'windows-1252')) ? 'windows-1252' : null;
+}
+
+async function looksLikeText(path: string, size: number, encoding: TextEncoding): Promise<boolean> {
+  const decoder = new TextDecoder(encoding, { fatal: true });
   let sample = '';
   try {
     const handle = await open(path, 'r');
@@ -85,9 +85,8 @@ async function isPlainText(path: string, size: number): Promise<boolean> {
       for (let position = 0; position < size; ) {
         const { bytesRead } = await handle.read(buf, 0, buf.length, position);
         if (bytesRead === 0) break;
-        const chunk = buf.subarray(0, bytesRead);
-        if (chunk.includes(0)) return false;
-        const decoded = decoder.decode(chunk, { stream: true });
+        const decoded = decoder.decode(buf.subarray(0, bytesRead), { stream: true });
+        if (decoded.includes('\0')) return false;
         if (position === 0) sample = decoded.slice(0, HEAD_BYTES);
         position += bytesRead;
       }
@@ -101,6 +100,7 @@ async function isPlainText(path: string, size: number): Promise<boolean> {
   }
   const start = sample.replace(/^\uFEFF/, '').trimStart();
   if (start.length === 0 || start.startsWith('<') || /<(html|script|body|svg|iframe)\b/i.test(start.slice(0, 1024))) return false;
-  const controls = sample.match(/[\u0001-\u0008\u000B\u000E-\u001F\u007F]/g)?.length ?? 0;
+  const control = encoding === 'windows-1252' ? /[\u0001-\u0008\u000B\u000E-\u001F\u007F-\u009F]/g : /[\u0001-\u0008\u000B\u000E-\u001F\u007F]/g;
+  const controls = sample.match(control)?.length ?? 0;
   return controls <= sample.length * 0.005;
 }

@@ -2,37 +2,38 @@ import { posix } from 'node:path';
 import type { ExtractedBook, ExtractedCover } from '../../application/ports.js';
 import { sniffImage } from './image-sniff.js';
 import { corrupt, type MetadataLimits } from './limits.js';
-import { attr, child, children, parseXml, rawText, text, type XmlNode } from './safe-xml.js';
-import { finishMetadata, htmlToText, type RawMetadata } from './sanitize.js';
-import { ZipArchive } from './zip-archive.js';
+import { readOpf } from './opf-metadata.js';
+import { attr, child, children, parseXml, type XmlNode } from './safe-xml.js';
+import { finishMetadata } from './sanitize.js';
+import type { ZipArchive } from './zip-archive.js';
 
-const EPUB_MIMETYPE = 'application/epub+zip';
-
-/** Reads OPF metadata and the cover image of an EPUB 2 or 3 file. */
-export async function readEpub(path: string, limits: MetadataLimits): Promise<ExtractedBook> {
-  const zip = await ZipArchive.open(path, limits);
-  try {
-    const first = zip.entries[0];
-    if (!first || first.fileName !== 'mimetype' || first.relativeOffsetOfLocalHeader !== 0 || first.compressionMethod !== 0) {
-      throw corrupt('The EPUB does not start with a stored mimetype entry.');
-    }
-    if ((await zip.read(first, 64)).toString('latin1').trim() !== EPUB_MIMETYPE) throw corrupt('Wrong EPUB mimetype.');
-    const opfPath = await findOpfPath(zip, limits);
-    const opfEntry = zip.get(opfPath);
-    if (!opfEntry) throw corrupt('The EPUB package document is missing.');
-    const opf = parseXml(await zip.read(opfEntry, limits.maxXmlBytes), limits, ['*.description']);
-    const pkg = child(opf, 'package');
-    const metadata = child(pkg, 'metadata');
-    if (typeof pkg !== 'object' || typeof metadata !== 'object' || metadata === null) throw corrupt('The EPUB package document has no metadata.');
-    const coverPath = resolveHref(posix.dirname(opfPath), findCoverHref(pkg as XmlNode, metadata as XmlNode));
-    return { format: 'epub', metadata: finishMetadata(opfMetadata(metadata as XmlNode)), cover: await readCover(zip, coverPath, limits) };
-  } finally {
-    zip.close();
-  }
+/**
+ * Reads OPF metadata and the cover image of an EPUB 2 or 3 file already opened as a ZIP. It is an EPUB
+ * by its content (META-INF/container.xml naming a package document that parses), whatever its
+ * `mimetype` entry does: calibre and e-readers open EPUBs whose `mimetype` is missing, compressed or
+ * not first, so Stacks does too.
+ */
+export async function readEpubArchive(zip: ZipArchive, limits: MetadataLimits): Promise<ExtractedBook> {
+  const opfPath = await findOpfPath(zip, limits);
+  const opfEntry = zip.get(opfPath);
+  if (!opfEntry) throw corrupt('The EPUB package document is missing.');
+  const opf = parseXml(await zip.read(opfEntry, limits.maxXmlBytes), limits, ['*.description']);
+  const pkg = child(opf, 'package');
+  const metadata = child(pkg, 'metadata');
+  if (typeof pkg !== 'object' || typeof metadata !== 'object' || metadata === null) throw corrupt('The EPUB package document has no metadata.');
+  const read = readOpf(pkg as XmlNode, metadata as XmlNode);
+  const coverPath = resolveHref(posix.dirname(opfPath), read.coverHref ?? guessCoverHref(pkg as XmlNode));
+  return { format: 'epub', metadata: finishMetadata(read.metadata), cover: await readCover(zip, coverPath, limits) };
 }
 
-async function findOpfPath(zip: ZipArchive, limits: MetadataLimits): Promise<string> {
-  const entry = zip.get('META-INF/container.xml');
+/** Whether a ZIP is an EPUB's container (the rest is for readEpubArchive to judge). */
+export const isEpubContainer = (zip: ZipArchive): boolean => zip.get(CONTAINER) !== undefined;
+
+const CONTAINER = 'META-INF/container.xml';
+
+/** The package document's path, from META-INF/container.xml (also the KEPUB converter's). */
+export async function findOpfPath(zip: ZipArchive, limits: MetadataLimits): Promise<string> {
+  const entry = zip.get(CONTAINER);
   if (!entry) throw corrupt('The EPUB has no META-INF/container.xml.');
   const container = parseXml(await zip.read(entry, limits.maxXmlBytes), limits);
   const rootfiles = children(child(child(container, 'container'), 'rootfiles'), 'rootfile');
@@ -42,62 +43,16 @@ async function findOpfPath(zip: ZipArchive, limits: MetadataLimits): Promise<str
   return fullPath;
 }
 
-function opfMetadata(md: XmlNode): RawMetadata {
-  const metas = children(md, 'meta');
-  const refinements = (id: string | null, property: string) =>
-    id ? metas.filter((m) => attr(m, 'refines') === `#${id}` && attr(m, 'property') === property).map(text) : [];
-  const named = (name: string) => attr(metas.find((m) => attr(m, 'name') === name), 'content');
-
-  const creators = children(md, 'creator').map((c) => {
-    const role = attr(c, 'role') ?? refinements(attr(c, 'id'), 'role')[0] ?? null;
-    return { name: text(c), role };
-  });
-  const authors = creators.filter((c) => c.role === null || c.role === 'aut');
-
-  const identifiers = children(md, 'identifier');
-  const isbnFirst = [
-    ...identifiers.filter((i) => /isbn/i.test(attr(i, 'scheme') ?? '') || /^\s*urn:isbn:/i.test(text(i) ?? '')),
-    ...identifiers,
-  ].map(text);
-
-  const dates = children(md, 'date');
-  const date = dates.find((d) => attr(d, 'event') === 'publication') ?? dates[0];
-  const description = rawText(child(md, 'description'));
-
-  const collections = metas.filter((m) => attr(m, 'property') === 'belongs-to-collection');
-  const collection =
-    collections.find((c) => refinements(attr(c, 'id'), 'collection-type')[0] === 'series') ??
-    (named('calibre:series') ? undefined : collections[0]);
-  const series = collection
-    ? { name: text(collection), index: refinements(attr(collection, 'id'), 'group-position')[0] }
-    : { name: named('calibre:series'), index: named('calibre:series_index') };
-
-  return {
-    title: text(child(md, 'title')),
-    authors: (authors.length > 0 ? authors : creators).map((c) => c.name),
-    language: text(child(md, 'language')),
-    isbn: isbnFirst,
-    publisher: text(child(md, 'publisher')),
-    published: text(date),
-    tags: children(md, 'subject').map(text),
-    description: description === null ? null : htmlToText(description),
-    series: series.name,
-    seriesIndex: series.index,
-  };
-}
-
-/** EPUB 3 cover-image item, else the EPUB 2 `<meta name="cover">`, else an item that looks like one. */
-function findCoverHref(pkg: XmlNode, md: XmlNode): string | null {
+/**
+ * No declared cover: a guide `cover` reference to an image, else an image item that looks like one.
+ * (calibre renders the first page instead; Stacks renders nothing.)
+ */
+function guessCoverHref(pkg: XmlNode): string | null {
   const items = children(child(pkg, 'manifest'), 'item');
   const isImage = (i: unknown) => (attr(i, 'media-type') ?? '').startsWith('image/');
-  const byProperty = items.find((i) => (attr(i, 'properties') ?? '').split(/\s+/).includes('cover-image'));
-  if (byProperty) return attr(byProperty, 'href');
-  const coverId = attr(children(md, 'meta').find((m) => attr(m, 'name') === 'cover'), 'content');
-  if (coverId) {
-    const item = items.find((i) => attr(i, 'id') === coverId) ?? items.find((i) => attr(i, 'href') === coverId && isImage(i));
-    if (item) return attr(item, 'href');
-  }
-  const guess = items.find((i) => isImage(i) && /cover/i.test(`${attr(i, 'id') ?? ''} ${attr(i, 'href') ?? ''}`));
+  const guide = children(child(pkg, 'guide'), 'reference').find((r) => /cover/i.test(attr(r, 'type') ?? ''));
+  const fromGuide = items.find((i) => isImage(i) && attr(i, 'href') === attr(guide, 'href'));
+  const guess = fromGuide ?? items.find((i) => isImage(i) && /cover/i.test(`${attr(i, 'id') ?? ''} ${attr(i, 'href') ?? ''}`));
   return guess ? attr(guess, 'href') : null;
 }
 

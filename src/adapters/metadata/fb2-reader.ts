@@ -32,7 +32,6 @@ function fb2Metadata(titleInfo: unknown, publishInfo: unknown): RawMetadata {
   const authors = children(titleInfo, 'author').map((a) =>
     ['first-name', 'middle-name', 'last-name'].map((n) => field(a, n)?.trim()).filter(Boolean).join(' ') || field(a, 'nickname'),
   );
-  const date = child(titleInfo, 'date');
   const sequence = child(titleInfo, 'sequence');
   const annotation = rawText(child(titleInfo, 'annotation'));
   return {
@@ -41,7 +40,8 @@ function fb2Metadata(titleInfo: unknown, publishInfo: unknown): RawMetadata {
     tags: [...children(titleInfo, 'genre').map(text), ...splitTags(field(titleInfo, 'keywords'))],
     language: field(titleInfo, 'lang'),
     description: annotation === null ? null : htmlToText(annotation),
-    published: field(publishInfo, 'year') ?? attr(date, 'value') ?? text(date),
+    // calibre reads the publication year only (title-info's date is the writing's, not the edition's).
+    published: field(publishInfo, 'year'),
     series: attr(sequence, 'name'),
     seriesIndex: attr(sequence, 'number'),
     publisher: field(publishInfo, 'publisher'),

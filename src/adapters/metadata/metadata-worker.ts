@@ -2,13 +2,15 @@ import type { MessagePort } from 'node:worker_threads';
 import type { ExtractedBook } from '../../application/ports.js';
 import { corruptBookFile } from '../../domain/error-catalogue.js';
 import { DomainError, UnprocessableError, UnsupportedTypeError } from '../../domain/errors.js';
-import { readCbz } from './cbz-reader.js';
-import { sniffFormat } from './detect-format.js';
-import { readEpub } from './epub-reader.js';
+import { readCbzArchive } from './cbz-reader.js';
+import { readSlice, sniffFormat } from './detect-format.js';
+import { isEpubContainer, readEpubArchive } from './epub-reader.js';
 import { readFb2 } from './fb2-reader.js';
 import type { MetadataLimits } from './limits.js';
 import { readMobi } from './mobi-reader.js';
-import { readPdf } from './pdf-reader.js';
+import { loadPdfJs, readPdf } from './pdf-reader.js';
+import { readText } from './text-reader.js';
+import { ZipArchive } from './zip-archive.js';
 
 export interface MetadataTask {
   readonly path: string;
@@ -25,23 +27,37 @@ export type MetadataTaskResult =
 
 /** Picks the reader by content and runs it; this is what the worker thread executes. */
 export async function readByContent(path: string, size: number, limits: MetadataLimits): Promise<ExtractedBook> {
-  switch (await sniffFormat(path, size)) {
-    case 'epub':
-      return readEpub(path, limits);
+  const format = await sniffFormat(path, size);
+  switch (format) {
     case 'zip':
-      return readCbz(path, limits);
+      return readZipBook(path, limits);
     case 'pdf':
       return readPdf(path, size, limits);
     case 'mobi':
       return readMobi(path, size, limits);
     case 'fb2':
       return readFb2(path, size, limits);
-    case 'txt':
-      return { format: 'txt', metadata: {}, cover: null };
+    default:
+      return readText(path, size, format);
+  }
+}
+
+/** A ZIP is an EPUB when it holds META-INF/container.xml (its `mimetype` entry aside), else maybe a comic. */
+async function readZipBook(path: string, limits: MetadataLimits): Promise<ExtractedBook> {
+  const zip = await ZipArchive.open(path, limits);
+  try {
+    return isEpubContainer(zip) ? await readEpubArchive(zip, limits) : await readCbzArchive(zip, limits);
+  } finally {
+    zip.close();
   }
 }
 
 export default async function runMetadataTask(task: MetadataTask): Promise<MetadataTaskResult> {
+  // A PDF's reader is imported before the parse budget starts: loading pdf.js is not reading the file
+  // (the start-up grace bounds it), and on a loaded machine it alone can take most of the budget.
+  if (task.size >= 5 && (await readSlice(task.path, 0, 5).catch(() => Buffer.alloc(0))).toString('latin1') === '%PDF-') {
+    await loadPdfJs().catch(() => undefined);
+  }
   task.started?.postMessage('started');
   try {
     return { ok: true, book: await readByContent(task.path, task.size, task.limits) };

@@ -9,7 +9,7 @@ import type { BookFormat } from '../../domain/book.js';
 import { readSlice } from './detect-format.js';
 import { sniffImage } from './image-sniff.js';
 import { corrupt, type MetadataLimits } from './limits.js';
-import { finishMetadata, htmlToText, splitAuthors, type RawMetadata } from './sanitize.js';
+import { finishMetadata, htmlToText, type RawMetadata } from './sanitize.js';
 
 const PALMDB_HEADER = 78;
 const MAX_RECORD0 = 1024 * 1024;
@@ -83,7 +83,7 @@ export async function readMobi(path: string, size: number, limits: MetadataLimit
   const description = strings(103)[0];
   const raw: RawMetadata = {
     title: strings(503)[0] ?? fullName ?? palmName,
-    authors: strings(100).flatMap(splitAuthors),
+    authors: strings(100).map(firstNameFirst),
     publisher: strings(101)[0],
     description: description === undefined ? null : htmlToText(description),
     isbn: strings(104),
@@ -107,6 +107,12 @@ export async function readMobi(path: string, size: number, limits: MetadataLimit
     }
   }
   return { format, metadata: finishMetadata(raw), cover };
+}
+
+/** One EXTH author record is one name; calibre turns Amazon's `Last, First` round (headers.py). */
+function firstNameFirst(name: string): string {
+  const m = /^([^,]+?)\s*,\s+([^,]+)$/.exec(name.trim());
+  return m ? `${m[2]} ${m[1]}` : name;
 }
 
 function readExth(r0: BoundedView, start: number): Map<number, Buffer[]> {

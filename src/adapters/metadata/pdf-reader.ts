@@ -1,12 +1,14 @@
 import { open, type FileHandle } from 'node:fs/promises';
 import type { ExtractedBook } from '../../application/ports.js';
 import { corrupt, type MetadataLimits } from './limits.js';
-import { finishMetadata, splitAuthors, splitTags } from './sanitize.js';
+import { pdfMetadata } from './pdf-metadata.js';
+import { finishMetadata } from './sanitize.js';
 
 type PdfJs = typeof import('pdfjs-dist/legacy/build/pdf.mjs');
 
 let pdfjsModule: Promise<PdfJs> | null = null;
-const loadPdfJs = () => (pdfjsModule ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
+/** pdf.js, imported once per worker thread (a second or more on a loaded machine). */
+export const loadPdfJs = () => (pdfjsModule ??= import('pdfjs-dist/legacy/build/pdf.mjs'));
 
 const RANGE_CHUNK = 64 * 1024;
 
@@ -56,35 +58,15 @@ export async function readPdf(path: string, size: number, limits: MetadataLimits
       throw corrupt('The PDF metadata cannot be read.');
     });
     const dict = (typeof info === 'object' && info !== null ? info : {}) as Record<string, unknown>;
-    const own = (key: string): unknown => (Object.hasOwn(dict, key) ? dict[key] : undefined);
-    const xmp = (key: string): unknown => (metadata ? metadata.get(key) : null);
-    const xmpCreators = xmp('dc:creator');
-    const infoAuthors = splitAuthors(own('Author'));
     return {
       format: 'pdf',
-      metadata: finishMetadata({
-        title: nonEmpty(own('Title')) ?? xmpText(xmp('dc:title')),
-        authors: infoAuthors.length > 0 ? infoAuthors : Array.isArray(xmpCreators) ? xmpCreators : splitAuthors(xmpText(xmpCreators)),
-        description: nonEmpty(own('Subject')) ?? xmpText(xmp('dc:description')),
-        tags: splitTags(own('Keywords')),
-        published: own('CreationDate'),
-        publisher: xmpText(xmp('dc:publisher')),
-      }),
+      metadata: finishMetadata(pdfMetadata(dict, metadata)),
       cover: null,
     };
   } finally {
     await task.destroy().catch(() => undefined);
     await file.close();
   }
-}
-
-function nonEmpty(value: unknown): string | null {
-  return typeof value === 'string' && value.trim() !== '' ? value : null;
-}
-
-function xmpText(value: unknown): string | null {
-  if (Array.isArray(value)) return nonEmpty(value[0]);
-  return nonEmpty(value);
 }
 
 const SCAN_CHUNK = 1024 * 1024;

@@ -18,8 +18,9 @@ export interface RawMetadata {
   seriesIndex?: unknown;
 }
 
-// C0/C1 controls except tab/newline, plus bidi overrides and zero-width/format characters.
-const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200B-\u200F\u202A-\u202E\u2060-\u2069\uFEFF\uFFFE\uFFFF]/g;
+// C0/C1 controls except tab/newline, bidi overrides and zero-width/format characters; ZWNJ and ZWJ
+// (U+200C, U+200D) stay: Persian, Indic scripts and emoji sequences are spelt with them.
+const CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F\u200B\u200E\u200F\u202A-\u202E\u2060-\u2069\uFEFF\uFFFE\uFFFF]/g;
 const LONE_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
 
 /** A trimmed, control-free, length-capped plain string, or null when nothing is left. */
@@ -88,24 +89,75 @@ function isbn10Valid(d: string): boolean {
   return sum % 11 === 0;
 }
 
-/** `YYYY`, `YYYY-MM` or `YYYY-MM-DD` from the common date spellings (ISO, PDF `D:2019...`). */
-export function normaliseDate(value: unknown): string | null {
-  if (typeof value !== 'string') return null;
-  const m = /^\s*(?:D:)?(\d{4})(?:-?(\d{2})(?:-?(\d{2}))?)?/.exec(value.slice(0, 64));
-  if (!m) return null;
-  const [, y, mo, d] = m;
-  const year = Number(y);
-  if (year < 1 || year > 9999) return null;
-  if (!mo || Number(mo) < 1 || Number(mo) > 12) return y!;
-  if (!d) return `${y}-${mo}`;
-  const days = new Date(Date.UTC(year, Number(mo), 0)).getUTCDate();
-  return Number(d) >= 1 && Number(d) <= days ? `${y}-${mo}-${d}` : `${y}-${mo}`;
+const DATE = /^\s*(?:D:)?(\d{4})(?:-?(\d{2})(?:-?(\d{2})(?:[T ]?(\d{2}):?(\d{2})(?::?(\d{2})(?:\.\d+)?)?\s*(Z|[+-]\d{2}(?::?'?\d{2}'?)?)?)?)?)?/;
+
+/** calibre's "no date" (UNDEFINED_DATE is year 101): any year up to 101 means none. */
+const UNDEFINED_YEAR = 101;
+
+interface DateParts {
+  readonly year: number;
+  readonly month?: number;
+  readonly day?: number;
+  /** Minutes east of UTC when the value gives a time with an offset (Z is 0). */
+  readonly offset?: number;
+  readonly hour: number;
+  readonly minute: number;
+  readonly second: number;
 }
 
-/** Splits an author field on `;`, `&` and ` and `. */
+function dateParts(value: unknown): DateParts | null {
+  if (typeof value !== 'string') return null;
+  const m = DATE.exec(value.slice(0, 64));
+  if (!m) return null;
+  const [, y, mo, d, hh, mm, ss, zone] = m;
+  const year = Number(y);
+  const month = mo && Number(mo) >= 1 && Number(mo) <= 12 ? Number(mo) : undefined;
+  const days = month ? new Date(Date.UTC(year, month, 0)).getUTCDate() : 0;
+  const day = month && d && Number(d) >= 1 && Number(d) <= days ? Number(d) : undefined;
+  const time = day !== undefined && hh !== undefined;
+  const sign = zone && zone !== 'Z' ? /^([+-])(\d{2})[:']?(\d{2})?/.exec(zone) : null;
+  const offset = !time || zone === undefined ? undefined : sign ? (sign[1] === '-' ? -1 : 1) * (Number(sign[2]) * 60 + Number(sign[3] ?? 0)) : 0;
+  return { year, month, day, offset, hour: time ? Number(hh) : 0, minute: time ? Number(mm) : 0, second: time ? Number(ss ?? 0) : 0 };
+}
+
+/** Milliseconds since the epoch in UTC (missing parts: the first month, day and hour), for ordering; -Infinity for calibre's no-date years. */
+export function dateInstant(value: unknown): number | null {
+  const p = dateParts(value);
+  if (!p || p.year > 9999) return null;
+  if (p.year <= UNDEFINED_YEAR) return -Infinity;
+  const at = new Date(0);
+  at.setUTCFullYear(p.year, (p.month ?? 1) - 1, p.day ?? 1);
+  at.setUTCHours(p.hour, p.minute - (p.offset ?? 0), p.second);
+  return at.getTime();
+}
+
+/**
+ * `YYYY`, `YYYY-MM` or `YYYY-MM-DD` from the common date spellings (ISO 8601, PDF `D:2019...`).
+ * A time with a UTC offset gives the UTC date, as calibre shows it; years up to 101 (calibre's
+ * `0101-01-01` marker) are no date.
+ */
+export function normaliseDate(value: unknown): string | null {
+  const p = dateParts(value);
+  if (!p || p.year <= UNDEFINED_YEAR || p.year > 9999) return null;
+  const year = String(p.year).padStart(4, '0');
+  if (p.month === undefined) return year;
+  if (p.day === undefined) return `${year}-${String(p.month).padStart(2, '0')}`;
+  return new Date(dateInstant(value)!).toISOString().slice(0, 10);
+}
+
+/** calibre's `authors_split_regex` tweak: ", and ", " and ", " with " separate names too. */
+const AUTHOR_JOINER = /,?\s+(?:and|with)\s+/gi;
+
+/** Splits an author field as calibre's string_to_authors does: on `&` (`&&` is a literal `&`), ` and `, ` with `. */
 export function splitAuthors(value: unknown): string[] {
   if (typeof value !== 'string') return [];
-  return value.slice(0, 20_000).split(/\s*[;&]\s*|\s+and\s+/i).filter((s) => s.trim() !== '');
+  return value
+    .slice(0, 20_000)
+    .replace(/&&/g, '\uFFFF')
+    .replace(AUTHOR_JOINER, '&')
+    .split('&')
+    .map((name) => name.trim().replace(/\uFFFF/g, '&'))
+    .filter((name) => name !== '');
 }
 
 /** Splits a keyword field on `,` and `;`. */
@@ -154,8 +206,8 @@ export function finishMetadata(raw: RawMetadata): Partial<BookMetadata> {
   const series = cleanText(raw.series, FIELD_LIMITS.series);
   if (series) {
     out.series = series;
-    const index = cleanSeriesIndex(raw.seriesIndex);
-    if (index !== null) out.seriesIndex = index;
+    // A series without a readable number is number 1, as calibre reads it.
+    out.seriesIndex = cleanSeriesIndex(raw.seriesIndex) ?? 1;
   }
   return out;
 }

@@ -1,6 +1,7 @@
 import yauzl from 'yauzl';
 import type { Entry, ZipFile } from 'yauzl';
 import { hasCodeOf } from '../../domain/error-catalogue.js';
+import { readSlice } from './detect-format.js';
 import { corrupt, type MetadataLimits } from './limits.js';
 
 const OPTIONS = { lazyEntries: true, strictFileNames: true, validateEntrySizes: true, decodeStrings: true, autoClose: false };
@@ -20,7 +21,7 @@ const RATIO_CHECK_FROM = 64 * 1024;
 export class ZipArchive {
   private readonly byName: Map<string, Entry>;
 
-  private constructor(private readonly zip: ZipFile, readonly entries: readonly Entry[], private readonly limits: MetadataLimits) {
+  private constructor(private readonly zip: ZipFile, readonly entries: readonly Entry[], private readonly path: string) {
     this.byName = new Map(entries.map((e) => [e.fileName, e]));
   }
 
@@ -32,11 +33,21 @@ export class ZipArchive {
       if (zip.entryCount > limits.maxZipEntries) throw corrupt(`Archive has more than ${limits.maxZipEntries} entries.`);
       const entries = await readAllEntries(zip, limits);
       checkLayout(entries);
-      return new ZipArchive(zip, entries, limits);
+      return new ZipArchive(zip, entries, path);
     } catch (error) {
       zip.close();
       throw error;
     }
+  }
+
+  /**
+   * The archive comment as UTF-8 (ComicBookInfo keeps a comic's metadata there as JSON): yauzl decodes it
+   * as CP437, one character per byte, so its length says how many bytes to read back from the end.
+   */
+  async comment(): Promise<string> {
+    const length = typeof this.zip.comment === 'string' ? this.zip.comment.length : 0;
+    if (length === 0 || length > 0xffff) return '';
+    return (await readSlice(this.path, this.zip.fileSize - length, length)).toString('utf8');
   }
 
   get(name: string): Entry | undefined {

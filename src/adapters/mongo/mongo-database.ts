@@ -6,6 +6,8 @@ import { LIBRARY_INDEXES } from './mongo-library-indexes.js';
 import { BOOK_DIGEST_INDEXES } from './mongo-book-digest-repository.js';
 import { PROGRESS_INDEXES } from './mongo-progress-indexes.js';
 import { SYNC_DOCUMENT_INDEXES } from './mongo-sync-document-indexes.js';
+import { CHANGE_FEED_INDEXES } from './mongo-change-feed.js';
+import { KOBO_ARCHIVED_INDEXES, KOBO_DEVICE_INDEXES } from './mongo-kobo-device-repository.js';
 import { HOUSEKEEPING_INDEXES, SCHEMA_VERSION } from './mongo-housekeeping-indexes.js';
 import { KNOWN_ADDRESS_INDEXES } from './mongo-known-address-indexes.js';
 import { duplicateKeyReport } from './mongo-transactions.js';
@@ -31,6 +33,9 @@ export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   book_digests: BOOK_DIGEST_INDEXES,
   sync_documents: SYNC_DOCUMENT_INDEXES,
   known_addresses: KNOWN_ADDRESS_INDEXES,
+  kobo_devices: KOBO_DEVICE_INDEXES,
+  kobo_archived: KOBO_ARCHIVED_INDEXES,
+  change_feed: CHANGE_FEED_INDEXES,
 };
 
 /** How long a majority write may wait for its acknowledgement before failing (instead of hanging). */

@@ -43,6 +43,12 @@ export class MongoProgressRepository implements ProgressRepository {
     await write().catch((error: unknown) => (isDuplicateId(error, document._id) ? write() : Promise.reject(error)));
   }
 
+  async findMany(userId: string, bookIds: readonly string[]): Promise<StoredProgress[]> {
+    if (bookIds.length === 0) return [];
+    const found = await this.progress.find({ _id: { $in: bookIds.map((bookId) => progressId(userId, bookId)) } }).toArray();
+    return found.map(toProgress);
+  }
+
   async deleteOne(userId: string, bookId: string): Promise<boolean> {
     return (await this.progress.deleteOne({ _id: progressId(userId, bookId) })).deletedCount > 0;
   }

@@ -6,6 +6,9 @@ import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { GridFsBlobStore } from './grid-fs-blob-store.js';
 import { MongoApiKeyRepository } from './mongo-api-key-repository.js';
 import { MongoBookRepository } from './mongo-book-repository.js';
+import { MongoChangeFeed } from './mongo-change-feed.js';
+import { backfillChangeFeed } from './mongo-change-feed-backfill.js';
+import { MongoKoboDeviceRepository } from './mongo-kobo-device-repository.js';
 import { MongoDatabase } from './mongo-database.js';
 import { MongoKnownAddressRepository } from './mongo-known-address-repository.js';
 import { MongoLease } from './mongo-lease.js';
@@ -35,6 +38,8 @@ export interface MongoStore {
   readonly digests: MongoBookDigestRepository;
   readonly syncDocuments: MongoSyncDocumentRepository;
   readonly knownAddresses: MongoKnownAddressRepository;
+  readonly koboDevices: MongoKoboDeviceRepository;
+  readonly changes: MongoChangeFeed;
   readonly health: HealthCheck;
   readonly blobs: GridFsBlobStore;
   /** Shared request and registration budgets. */
@@ -91,6 +96,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
   }
   const { db } = database;
   const blobs = new GridFsBlobStore(db);
+  const changes = new MongoChangeFeed(db);
   return {
     database,
     users: new MongoUserRepository(db),
@@ -104,6 +110,8 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     digests: new MongoBookDigestRepository(db),
     syncDocuments: new MongoSyncDocumentRepository(db),
     knownAddresses: new MongoKnownAddressRepository(db),
+    koboDevices: new MongoKoboDeviceRepository(db),
+    changes,
     health: new MongoHealthCheck(database),
     blobs,
     rateCounter: new MongoRateCounter(db),
@@ -111,6 +119,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     housekeeping: [
       { name: 'search grams backfilled', run: async () => ({ booksMigrated: await backfillSearchTokens(db) }) },
       { name: 'orphan chunks swept', run: async () => ({ orphanChunksRemoved: await blobs.removeOrphanChunks() }) },
+      { name: 'change feed backfilled', run: () => backfillChangeFeed(db, changes) },
     ],
     close: () => database.close(),
   };

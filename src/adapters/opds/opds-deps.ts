@@ -1,3 +1,4 @@
+import type { Request } from 'express';
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
 import type { GetBook } from '../../application/use-cases/get-book.js';
 import type { GetBookCover } from '../../application/use-cases/get-book-cover.js';
@@ -20,6 +21,9 @@ export interface OpdsDeps {
   readonly listShelves: ListShelves;
   readonly getShelf: GetShelf;
   readonly listShelfBooks: ListShelfBooks;
-  /** PUBLIC_URL, for the absolute search template and the authentication document's id. */
-  readonly publicUrl: string;
+  /**
+   * The absolute base URL for the search template and the authentication document: PUBLIC_URL when set,
+   * else the request's own scheme and Host, so a reader elsewhere on the network can search.
+   */
+  readonly baseUrlOf: (req: Request) => string;
 }

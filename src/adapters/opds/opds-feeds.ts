@@ -110,7 +110,10 @@ export function bookEntry(book: Book, asDocument = false): XmlElement {
     book.isbn && el('dc:identifier', {}, `urn:isbn:${book.isbn}`),
     ...book.tags.map((tag) => el('category', { term: tag, label: tag })),
     book.description && el('summary', { type: 'text' }, book.description),
-    link('alternate', base, OPDS_TYPES.entry),
+    // A complete entry (its own document) links to itself and, with no alternate link, must hold content
+    // (RFC 4287 4.1.1.1); a feed's partial entry links to its complete entry.
+    asDocument && el('content', { type: 'text' }, book.description ?? [book.title, ...book.authors].join(' — ')),
+    link(asDocument ? 'self' : 'alternate', base, OPDS_TYPES.entry),
     book.coverMediaType && link(OPDS_RELS.image, `${base}/cover`, book.coverMediaType),
     book.coverMediaType && link(OPDS_RELS.thumbnail, `${base}/cover`, book.coverMediaType),
     link(OPDS_RELS.acquisition, `${base}/file`, MEDIA_TYPES[book.format], { length: book.fileSize, title: book.fileName }),
@@ -139,15 +142,15 @@ export function shelfItem(shelf: Shelf): NavigationItem & { readonly shelfId: st
   };
 }
 
-/** The OpenSearch 1.1 description that tells a reader how to search. */
-export function openSearchDescription(publicUrl: string): string {
+/** The OpenSearch 1.1 description that tells a reader how to search; `baseUrl` is absolute. */
+export function openSearchDescription(baseUrl: string): string {
   return xmlDocument(
     el('OpenSearchDescription', { xmlns: 'http://a9.com/-/spec/opensearch/1.1/' },
       el('ShortName', {}, 'Stacks'),
       el('Description', {}, 'Search the Stacks library by title, author, tag or series'),
       el('InputEncoding', {}, 'UTF-8'),
       el('OutputEncoding', {}, 'UTF-8'),
-      el('Url', { type: OPDS_TYPES.acquisition, template: `${publicUrl}${ROOT}/search?q={searchTerms}` }),
+      el('Url', { type: OPDS_TYPES.acquisition, template: `${baseUrl}${ROOT}/search?q={searchTerms}` }),
     ),
   );
 }

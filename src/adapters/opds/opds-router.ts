@@ -57,7 +57,7 @@ export function opdsRouter(deps: OpdsDeps): Router {
     const head = { id: `urn:stacks:opds:search:${encodeURIComponent(q)}`, title: `Search: ${q}`, self, kind: 'acquisition', twin } as const;
     sendXml(res, OPDS_TYPES.acquisition, acquisitionFeed(head, await books(req, res, BY_TITLE, q), new Date()));
   });
-  router.get('/opensearch.xml', (_req, res) => sendXml(res, OPDS_TYPES.openSearch, openSearchDescription(deps.publicUrl)));
+  router.get('/opensearch.xml', (req, res) => sendXml(res, OPDS_TYPES.openSearch, openSearchDescription(deps.baseUrlOf(req))));
   router.get('/shelves', async (req, res) => {
     const page = await deps.listShelves.execute(actor(res), { onlyOwn: false, page: pageOf(req), pageSize: OPDS_PAGE_SIZE });
     const head = { id: 'urn:stacks:opds:shelves', title: 'Shelves', self: `${ROOT}/shelves`, kind: 'navigation', twin: `${V2}/shelves` } as const;

@@ -9,13 +9,13 @@ export interface AuthenticationDocument {
   readonly authentication: readonly { readonly type: string; readonly labels: { readonly login: string; readonly password: string } }[];
 }
 
-/** `id` is the document's canonical, absolute URL (section 2.3.1), hence PUBLIC_URL. */
-export function authenticationDocument(publicUrl: string): AuthenticationDocument {
+/** `id` is the document's canonical, absolute URL (section 2.3.1): PUBLIC_URL, or the request's own origin. */
+export function authenticationDocument(baseUrl: string): AuthenticationDocument {
   return {
-    id: `${publicUrl}${AUTH_DOCUMENT}`,
+    id: `${baseUrl}${AUTH_DOCUMENT}`,
     title: 'Stacks',
     description: 'Sign in with your Stacks username (or e-mail address) and password.',
-    links: [{ rel: 'start', href: `${publicUrl}${V2}`, type: OPDS2_TYPES.feed }],
+    links: [{ rel: 'start', href: `${baseUrl}${V2}`, type: OPDS2_TYPES.feed }],
     authentication: [{ type: OPDS2_RELS.basicAuth, labels: { login: 'Username', password: 'Password or API key' } }],
   };
 }

@@ -47,15 +47,29 @@ function head(feed: FeedHead, page: Page<unknown> | null): Pick<Opds2Feed, 'meta
   };
 }
 
-export function navigationFeed(feed: FeedHead, items: readonly Opds2Link[], page: Page<unknown> | null): Opds2Feed {
-  return { ...head(feed, page), navigation: items };
+/**
+ * What an empty collection shows instead: OPDS 2.0 (feed.schema.json) wants at least one publication or
+ * navigation link in a feed, so a search with no hits, an empty shelf or a library without shelves is
+ * one navigation link onward, titled to say there is nothing here.
+ */
+export interface EmptyCollection {
+  readonly title: string;
+  readonly href: string;
+}
+
+const NOTHING_HERE: EmptyCollection = { title: 'Nothing here yet: back to the catalog', href: V2 };
+const onward = (empty: EmptyCollection): Opds2Link[] => [{ href: empty.href, type: OPDS2_TYPES.feed, title: empty.title }];
+
+export function navigationFeed(feed: FeedHead, items: readonly Opds2Link[], page: Page<unknown> | null, empty = NOTHING_HERE): Opds2Feed {
+  return { ...head(feed, page), navigation: items.length > 0 ? items : onward(empty) };
 }
 
 /**
- * A page of publications. With `sorted`, a "Sort by" facet group links the same feed in each order
- * (the current one marked `rel: self`), keeping the other query parameters and starting at page 1.
+ * A page of publications (an empty page: the `empty` link instead). With `sorted`, a "Sort by" facet
+ * group links the same feed in each order (the current one marked `rel: self`), keeping the other query
+ * parameters and starting at page 1.
  */
-export function publicationsFeed(feed: FeedHead, page: Page<Book>, sorted?: BookSort): Opds2Feed {
+export function publicationsFeed(feed: FeedHead, page: Page<Book>, sorted?: BookSort, empty = NOTHING_HERE): Opds2Feed {
   const current = sorted && sortParam(sorted);
   const facets = sorted && [
     {
@@ -68,7 +82,8 @@ export function publicationsFeed(feed: FeedHead, page: Page<Book>, sorted?: Book
       })),
     },
   ];
-  return { ...head(feed, page), ...(facets && { facets }), publications: page.items.map(publication) };
+  const content = page.items.length > 0 ? { publications: page.items.map(publication) } : { navigation: onward(empty) };
+  return { ...head(feed, page), ...(facets && { facets }), ...content };
 }
 
 export function shelfLink(shelf: Shelf): Opds2Link {

@@ -26,15 +26,15 @@ const json = (res: Response, type: string, body: unknown) => sendBody(res, type,
  */
 export function opds2Router(deps: OpdsDeps, basic: BasicAuthenticator): Router {
   const router = express.Router({ caseSensitive: true });
-  const document = authenticationDocument(deps.publicUrl);
-  router.get('/auth', (_req, res) => json(res, OPDS2_TYPES.authentication, document));
+  const document = (req: Request) => authenticationDocument(deps.baseUrlOf(req));
+  router.get('/auth', (req, res) => json(res, OPDS2_TYPES.authentication, document(req)));
   router.use(async (req, res, next) => {
     try {
       res.locals['actor'] = await basic.actor(req, res);
     } catch (error) {
       if (!(error instanceof AuthenticationError)) throw error;
       res.status(401).setHeader('Link', AUTH_DOCUMENT_LINK_HEADER);
-      return json(res, OPDS2_TYPES.authentication, document);
+      return json(res, OPDS2_TYPES.authentication, document(req));
     }
     next();
   });
@@ -68,19 +68,20 @@ export function opds2Router(deps: OpdsDeps, basic: BasicAuthenticator): Router {
     const page = await deps.listBooks.execute(actor(res), { q: query, sort, ...paging(req) });
     const params = { query, sort: req.query['sort'] as string | undefined, page_size: sizeParam(req) };
     const twin = acquisition12(`${ROOT}/search?q=${encodeURIComponent(query)}`);
-    json(res, OPDS2_TYPES.feed, publicationsFeed({ title: `Search: ${query}`, address: { path: `${V2}/search`, params }, twin }, page, sort));
+    const none = { title: `No books match “${query}”: browse all books`, href: `${V2}/books` };
+    json(res, OPDS2_TYPES.feed, publicationsFeed({ title: `Search: ${query}`, address: { path: `${V2}/search`, params }, twin }, page, sort, none));
   });
   router.get('/shelves', async (req, res) => {
     const page = await deps.listShelves.execute(actor(res), { onlyOwn: false, ...paging(req) });
     const feed = { title: 'Shelves', address: { path: `${V2}/shelves`, params: { page_size: sizeParam(req) } }, twin: { href: `${ROOT}/shelves`, type: OPDS_TYPES.navigation } };
-    json(res, OPDS2_TYPES.feed, navigationFeed(feed, page.items.map(shelfLink), page));
+    json(res, OPDS2_TYPES.feed, navigationFeed(feed, page.items.map(shelfLink), page, { title: 'No shelves yet: browse all books', href: `${V2}/books` }));
   });
   router.get('/shelves/:id', async (req, res) => {
     const shelf = await deps.getShelf.execute(actor(res), idOf(req, shelfNotFound));
     const page = await deps.listShelfBooks.execute(actor(res), { shelfId: shelf.id, ...paging(req) });
     const path = shelfLink(shelf).href;
     const feed: FeedHead = { title: shelf.name, address: { path, params: { page_size: sizeParam(req) } }, twin: acquisition12(path.replace(V2, ROOT)) };
-    json(res, OPDS2_TYPES.feed, publicationsFeed(feed, page));
+    json(res, OPDS2_TYPES.feed, publicationsFeed(feed, page, undefined, { title: 'This shelf has no books yet: back to the shelves', href: `${V2}/shelves` }));
   });
   router.get('/books/:id', async (req, res) => {
     json(res, OPDS2_TYPES.publication, publication(await deps.getBook.execute(actor(res), idOf(req, bookNotFound))));

@@ -1,5 +1,6 @@
 import type { Database } from 'better-sqlite3';
 import { rekeyedShelfNames, type StoredShelfName } from '../../domain/shelf-rules.js';
+import { BOOK_COUNTS, backfillGramCounts } from './sqlite-book-counts.js';
 
 /** One schema step; versions ascend and are never edited once released. */
 export interface Migration {
@@ -201,6 +202,10 @@ CREATE INDEX book_digests_partial ON book_digests (partial_md5);
 CREATE INDEX book_digests_file_name ON book_digests (file_name_md5);
 `;
 
+const SYNC_DOCUMENTS_BY_RECENCY = `
+CREATE INDEX sync_documents_user_recency ON sync_documents (user_id, updated_at, document);
+`;
+
 const SYNC_DOCUMENTS = `
 CREATE TABLE sync_documents (
   user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
@@ -226,7 +231,58 @@ ALTER TABLE users ADD COLUMN oidc_linked_at INTEGER;
 UPDATE users SET oidc_linked_at = CASE WHEN auth_provider = 'oidc' THEN created_at ELSE updated_at END WHERE oidc_issuer IS NOT NULL;
 `;
 
-/** The schema history, oldest first. Append new steps; never edit a released one. */
+/**
+ * Kobo devices (their archived books cascade with them), and the change feed Kobo sync reads: one row
+ * per entity, renumbered on every change (AUTOINCREMENT never reuses a number; writers take turns, so
+ * numbers follow commit order). Every stored book, shelf, shelf entry and reading state starts in it.
+ */
+const KOBO_SYNC = `
+CREATE TABLE kobo_devices (
+  id TEXT PRIMARY KEY,
+  owner_id TEXT NOT NULL,
+  name TEXT NOT NULL,
+  lookup TEXT NOT NULL UNIQUE,
+  shelf_ids TEXT NOT NULL,
+  owner_token_version INTEGER NOT NULL,
+  last_used_at INTEGER,
+  created_at INTEGER NOT NULL
+);
+CREATE INDEX kobo_devices_owner ON kobo_devices (owner_id, created_at DESC, id);
+
+CREATE TABLE kobo_archived (
+  device_id TEXT NOT NULL REFERENCES kobo_devices (id) ON DELETE CASCADE,
+  book_id TEXT NOT NULL,
+  PRIMARY KEY (device_id, book_id)
+) WITHOUT ROWID;
+
+CREATE TABLE change_feed (
+  seq INTEGER PRIMARY KEY AUTOINCREMENT,
+  first_seq INTEGER NOT NULL,
+  kind TEXT NOT NULL,
+  entity_id TEXT NOT NULL,
+  group_id TEXT NOT NULL,
+  removed INTEGER NOT NULL,
+  changed_at INTEGER NOT NULL,
+  UNIQUE (kind, entity_id)
+);
+CREATE INDEX change_feed_group ON change_feed (kind, group_id, seq);
+CREATE INDEX change_feed_removed ON change_feed (removed, changed_at) WHERE removed = 1;
+
+INSERT INTO change_feed (first_seq, kind, entity_id, group_id, removed, changed_at)
+  SELECT 0, 'book', id, '', 0, updated_at FROM books ORDER BY created_at, id;
+INSERT INTO change_feed (first_seq, kind, entity_id, group_id, removed, changed_at)
+  SELECT 0, 'shelf', id, owner_id, 0, updated_at FROM shelves ORDER BY created_at, id;
+INSERT INTO change_feed (first_seq, kind, entity_id, group_id, removed, changed_at)
+  SELECT 0, 'member', shelf_id || '/' || book_id, shelf_id, 0, 0 FROM shelf_books ORDER BY shelf_id, position;
+INSERT INTO change_feed (first_seq, kind, entity_id, group_id, removed, changed_at)
+  SELECT 0, 'progress', user_id || '/' || book_id, user_id, 0, updated_at FROM reading_progress ORDER BY updated_at;
+UPDATE change_feed SET first_seq = seq;
+`;
+
+/**
+ * The schema history, oldest first. Append new steps; never edit a released one. A step that rewrites
+ * `books.search_text` in SQL must also recount the grams (see backfillGramCounts).
+ */
 export const MIGRATIONS: readonly Migration[] = [
   { version: 1, name: 'initial schema', sql: INITIAL_SCHEMA },
   { version: 2, name: 'one-time codes', sql: ONE_TIME_CODES },
@@ -236,6 +292,9 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 6, name: 'KOReader document digests', sql: BOOK_DIGESTS },
   { version: 7, name: 'KOReader positions of unmatched documents', sql: SYNC_DOCUMENTS },
   { version: 8, name: 'known sign-in addresses; single sign-on link times', sql: KNOWN_ADDRESSES_AND_LINK_TIMES },
+  { version: 9, name: 'KOReader positions by recency, for the per-user cap', sql: SYNC_DOCUMENTS_BY_RECENCY },
+  { version: 10, name: 'Kobo devices and the change feed', sql: KOBO_SYNC },
+  { version: 11, name: 'book counts by format, tag, author and short gram', sql: BOOK_COUNTS, run: backfillGramCounts },
 ];
 
 /** Applies, each in its own transaction and in order, every migration the database has not recorded (a late gap is filled). Returns the versions applied. */

@@ -5,6 +5,7 @@ import type { BookRepository, Slice } from '../../application/ports.js';
 import { duplicateBook } from '../../domain/error-catalogue.js';
 import type { BookRow } from './sqlite-book-rows.js';
 import { BOOK_COLUMNS, bookParams, toBook } from './sqlite-book-rows.js';
+import { SqliteBookCounts } from './sqlite-book-counts.js';
 import { SqliteBookSearch } from './sqlite-book-search.js';
 import { isUniqueViolation } from './sqlite-database.js';
 
@@ -12,11 +13,14 @@ const FIELDS = `title, title_key, author_key, authors, tags, description, publis
   series, series_index, format, file_name, file_size, sha256, cover_media_type, owner_id, owner_username,
   search_text, created_at, updated_at`;
 
-/** BookRepository on SQLite: authors and tags in indexed side tables, `q` through an FTS5 trigram index. */
+/**
+ * BookRepository on SQLite: authors and tags in indexed side tables, `q` through an FTS5 trigram index,
+ * and counts kept in `book_counts` (the gram counts by the writes here, each in its write's transaction).
+ */
 export class SqliteBookRepository implements BookRepository {
   private readonly insert: Transaction<(book: Book) => void>;
   private readonly patchTx: Transaction<(id: string, patch: MetadataPatch, updatedAt: Date) => Book | null>;
-  private readonly remove: Statement;
+  private readonly remove: Transaction<(id: string) => boolean>;
   private readonly byId: Statement;
   private readonly bySha: Statement;
   private readonly byIds: Statement;
@@ -26,8 +30,12 @@ export class SqliteBookRepository implements BookRepository {
   private readonly searcher: SqliteBookSearch;
 
   constructor(db: Database) {
-    const insertBook = db.prepare(`INSERT INTO books (id, ${FIELDS}) VALUES (@id, ${params(FIELDS)})`);
-    const updateBook = db.prepare(`UPDATE books SET ${assignments(FIELDS)} WHERE id = @id`);
+    const counts = new SqliteBookCounts(db);
+    // Each write hands the counts the search text as stored.
+    const insertBook = db.prepare(`INSERT INTO books (id, ${FIELDS}) VALUES (@id, ${params(FIELDS)}) RETURNING search_text`).pluck();
+    const updateBook = db.prepare(`UPDATE books SET ${assignments(FIELDS)} WHERE id = @id RETURNING search_text`).pluck();
+    const deleteBook = db.prepare('DELETE FROM books WHERE id = ? RETURNING search_text').pluck();
+    const storedText = db.prepare('SELECT search_text FROM books WHERE id = ?').pluck();
     const insertAuthor = db.prepare('INSERT INTO book_authors (book_id, position, name, name_key) VALUES (?, ?, ?, ?)');
     const insertTag = db.prepare('INSERT INTO book_tags (book_id, position, tag, tag_key) VALUES (?, ?, ?, ?)');
     const clearAuthors = db.prepare('DELETE FROM book_authors WHERE book_id = ?');
@@ -37,16 +45,21 @@ export class SqliteBookRepository implements BookRepository {
       book.tags.forEach((tag, i) => insertTag.run(book.id, i, tag, tag.toLowerCase()));
     };
     this.insert = db.transaction((book: Book) => {
-      insertBook.run(bookParams(book));
+      counts.searchTextChanged(null, insertBook.get(bookParams(book)) as string);
       writeSideTables(book);
     });
-    this.remove = db.prepare('DELETE FROM books WHERE id = ?');
+    this.remove = db.transaction((id: string) => {
+      const text = deleteBook.get(id) as string | undefined;
+      if (text !== undefined) counts.searchTextChanged(text, null);
+      return text !== undefined;
+    });
     this.byId = db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE id = ?`);
     this.patchTx = db.transaction((id: string, patch: MetadataPatch, updatedAt: Date) => {
       const row = this.byId.get(id) as BookRow | undefined;
       if (!row) return null;
       const book: Book = { ...toBook(row), ...patch, updatedAt };
-      updateBook.run(bookParams(book));
+      const before = storedText.get(id) as string;
+      counts.searchTextChanged(before, updateBook.get(bookParams(book)) as string);
       clearAuthors.run(id);
       clearTags.run(id);
       writeSideTables(book);
@@ -57,7 +70,7 @@ export class SqliteBookRepository implements BookRepository {
     this.existing = db.prepare('SELECT id FROM books WHERE id IN (SELECT value FROM json_each(?))').pluck();
     this.idBySha = db.prepare('SELECT id FROM books WHERE sha256 = ?').pluck();
     this.found = db.prepare('SELECT 1 FROM books WHERE id = ?').pluck();
-    this.searcher = new SqliteBookSearch(db);
+    this.searcher = new SqliteBookSearch(db, counts);
   }
 
   async create(book: Book): Promise<void> {
@@ -71,7 +84,7 @@ export class SqliteBookRepository implements BookRepository {
 
   /** Also takes the book off every shelf (ON DELETE CASCADE). */
   async delete(id: string): Promise<boolean> {
-    return this.remove.run(id).changes > 0;
+    return this.remove(id);
   }
 
   async findById(id: string): Promise<Book | null> {

@@ -1,140 +1,105 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { Book, BookQuery, BookSort } from '../../domain/book.js';
-import type { ReadingStatus } from '../../domain/reading-progress.js';
 import { offsetOf } from '../../domain/page.js';
 import type { Slice } from '../../application/ports.js';
+import type { SqliteBookCounts } from './sqlite-book-counts.js';
 import type { BookRow } from './sqlite-book-rows.js';
 import { BOOK_COLUMNS, toBook } from './sqlite-book-rows.js';
 import { SqliteReadOrder } from './sqlite-read-order.js';
+import { clausesOf, orderBy, sortIndex, type Clause, type Estimate } from './sqlite-search-clauses.js';
 
 /**
- * The FTS5 trigram index answers substrings of at least this many characters; shorter ones, and any
- * holding a NUL (which ends an FTS5 query string), scan with instr, which compares every byte.
+ * Fetching and sorting every match costs about this many times more per match than checking one entry
+ * of a sort index while walking it (the sort holds whole rows).
  */
-const TRIGRAM = 3;
-/** Above this many matches a page is found by walking the sort index, not by sorting every match. */
-const DENSE = 500;
-
-interface Prepared {
-  /** Fetches and sorts every match: cheapest when there are few. */
-  readonly sparse: Statement;
-  /** Walks the sort's covering index and fetches only the page's rows: bounded by the library size. */
-  readonly dense: Statement | null;
-  readonly count: Statement;
-}
+const SORT_COST = 4;
 
 /**
- * Book search: one set of prepared statements per query shape, built on first use. A trigram query
- * is answered by the FTS5 index alone (a trigram phrase matches exactly the rows holding the substring).
+ * Book search. The total is exact: from `book_counts` when one condition has a maintained count (a tag,
+ * an author, a format, a `q` of one or two characters, or none: the library), else count(*) through the
+ * index of the condition that lists the fewest books, the others checked per book. The page comes from
+ * the cheaper of two plans by estimate:
+ * - walk: read the sort's index in order, check each book, stop at the page's end: about
+ *   (offset + page size) × library / matches entries, so cheap when many books match;
+ * - sorted: fetch every book the smallest index lists, check the rest, sort: cheap when few match.
+ * Statements are prepared once per query shape.
  */
 export class SqliteBookSearch {
-  private readonly shapes = new Map<string, Prepared>();
+  private readonly statements = new Map<string, Statement>();
   private readonly readOrder: SqliteReadOrder;
 
-  constructor(private readonly db: Database) {
+  constructor(private readonly db: Database, private readonly counts: SqliteBookCounts) {
     this.readOrder = new SqliteReadOrder(db);
   }
 
   run(query: BookQuery): Slice<Book> {
-    const q = query.q ? query.q.toLowerCase() : undefined;
-    const params: Record<string, unknown> = {};
-    const where: string[] = [];
-    let ftsOnly = false;
-    if (q !== undefined) {
-      if ([...q].length >= TRIGRAM && !q.includes('\0')) {
-        where.push('books.seq IN (SELECT rowid FROM book_search WHERE book_search MATCH @match)');
-        params.match = `"${q.replaceAll('"', '""')}"`;
-        ftsOnly = true;
-      } else {
-        where.push('instr(search_text, @needle) > 0');
-        params.needle = q;
-      }
-    }
-    if (query.author !== undefined) {
-      where.push('books.id IN (SELECT book_id FROM book_authors WHERE name_key = @author)');
-      params.author = query.author.toLowerCase();
-    }
-    if (query.tag !== undefined) {
-      where.push('books.id IN (SELECT book_id FROM book_tags WHERE tag_key = @tag)');
-      params.tag = query.tag.toLowerCase();
-    }
-    if (query.format !== undefined) {
-      where.push('format = @format');
-      params.format = query.format;
-    }
-    params.reader = query.reader ?? '';
-    if (query.status !== undefined) where.push(statusClause(query.status, params));
-    if (query.sort.field === 'read') return this.readOrder.run(where, params, query);
-    const prepared = this.prepared(where, query.sort, ftsOnly && where.length === 1);
-    const total = prepared.count.get(params) as number;
-    const statement = prepared.dense && (where.length === 0 || total > DENSE) ? prepared.dense : prepared.sparse;
-    const rows = statement.all({ ...params, limit: query.pageSize, offset: offsetOf(query) }) as BookRow[];
+    const params: Record<string, unknown> = { reader: query.reader ?? '' };
+    const clauses = clausesOf(query, params);
+    const library = this.counts.get('all');
+    const driver = this.driver(clauses, library);
+    const conditions = clauses.map((c) => (c === driver?.clause ? c.drive : c.check) as string);
+    if (query.sort.field === 'read') return this.readOrder.run(conditions, params, query);
+    const total = this.total(clauses, conditions, params, library);
+    const offset = offsetOf(query);
+    if (total === 0 || offset >= total) return { items: [], total };
+    const walked = Math.min(library, ((offset + query.pageSize) * library) / total);
+    const sorted = (driver?.books ?? library) + SORT_COST * total;
+    const statement = walked <= sorted ? this.walk(clauses, query.sort) : this.sorted(conditions, query.sort);
+    const rows = statement.all({ ...params, limit: query.pageSize, offset }) as BookRow[];
     return { items: rows.map(toBook), total };
   }
 
-  private prepared(where: string[], sort: BookSort, ftsOnly: boolean): Prepared {
-    const key = `${where.join(' AND ')}|${sort.field}|${sort.descending}`;
-    let prepared = this.shapes.get(key);
-    if (!prepared) {
-      const filter = where.length > 0 ? `WHERE ${where.join(' AND ')}` : '';
-      const order = orderBy(sort);
-      // Every sort index holds the sort keys, the id and the rowid, so only the format filter needs the row.
-      const indexable = where.every((clause) => !clause.startsWith('format') && !clause.startsWith('instr'));
-      prepared = {
-        sparse: this.db.prepare(`SELECT ${BOOK_COLUMNS} FROM books ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`),
-        dense: indexable
-          ? this.db.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE seq IN (SELECT seq FROM books INDEXED BY ${sortIndex(sort)} ${filter}
-              ORDER BY ${order} LIMIT @limit OFFSET @offset) ORDER BY ${order}`)
-          : null,
-        count: ftsOnly
-          ? this.db.prepare('SELECT count(*) FROM book_search WHERE book_search MATCH @match').pluck()
-          : this.db.prepare(`SELECT count(*) FROM books ${filter}`).pluck(),
-      };
-      this.shapes.set(key, prepared);
+  /** The condition whose index lists the fewest books, with that estimate. */
+  private driver(clauses: readonly Clause[], library: number): { clause: Clause; books: number } | null {
+    let best: { clause: Clause; books: number } | null = null;
+    for (const clause of clauses) {
+      if (clause.drive === null) continue;
+      const books = this.estimate(clause.estimate, library);
+      if (!best || books < best.books) best = { clause, books };
     }
-    return prepared;
+    return best;
   }
-}
 
-/**
- * The reader's `status` (no record means unread). Both read the reader's rows through the primary key
- * prefix (user_id); `unread` excludes the books with a reading or finished record.
- */
-function statusClause(status: ReadingStatus, params: Record<string, unknown>): string {
-  if (status === 'unread') return "books.id NOT IN (SELECT book_id FROM reading_progress WHERE user_id = @reader AND status <> 'unread')";
-  params.status = status;
-  return 'books.id IN (SELECT book_id FROM reading_progress WHERE user_id = @reader AND status = @status)';
-}
-
-/** Key then id, both in the requested direction; a missing author or date sorts last either way. */
-function orderBy(sort: BookSort): string {
-  const dir = sort.descending ? 'DESC' : 'ASC';
-  switch (sort.field) {
-    case 'read':
-      throw new Error('The read sort is SqliteReadOrder\'s.');
-    case 'title':
-      return `title_key ${dir}, books.id ${dir}`;
-    case 'author':
-      return `author_key IS NULL, author_key ${dir}, books.id ${dir}`;
-    case 'added':
-      return `created_at ${dir}, books.id ${dir}`;
-    case 'published':
-      return `published IS NULL, published ${dir}, books.id ${dir}`;
+  private estimate(estimate: Estimate, library: number): number {
+    switch (estimate.by) {
+      case 'count':
+        return this.counts.get(estimate.kind, estimate.key);
+      case 'share':
+        return library * estimate.share;
+      case 'few':
+        return 0;
+    }
   }
-}
 
-/** The index (migration 1) whose order is orderBy(sort), read forwards or backwards. */
-function sortIndex(sort: BookSort): string {
-  switch (sort.field) {
-    case 'read':
-      throw new Error('The read sort is SqliteReadOrder\'s.');
-    case 'title':
-      return 'books_title';
-    case 'author':
-      return sort.descending ? 'books_author_desc' : 'books_author_asc';
-    case 'added':
-      return 'books_added';
-    case 'published':
-      return sort.descending ? 'books_published_desc' : 'books_published_asc';
+  private total(clauses: readonly Clause[], conditions: readonly string[], params: Record<string, unknown>, library: number): number {
+    if (clauses.length === 0) return library;
+    const [only] = clauses as [Clause];
+    if (clauses.length === 1 && only.estimate.by === 'count') return this.counts.get(only.estimate.kind, only.estimate.key);
+    const sql = clauses.length === 1 && only.countAlone ? only.countAlone : `SELECT count(*) FROM books WHERE ${conditions.join(' AND ')}`;
+    return this.prepare(sql, (s) => s.pluck()).get(params) as number;
+  }
+
+  /** Walks the sort's index; only the page's rows are read unless a check needs the row. */
+  private walk(clauses: readonly Clause[], sort: BookSort): Statement {
+    const order = orderBy(sort);
+    const filter = clauses.length > 0 ? `WHERE ${clauses.map((c) => c.check).join(' AND ')}` : '';
+    const walk = `FROM books INDEXED BY ${sortIndex(sort)} ${filter} ORDER BY ${order} LIMIT @limit OFFSET @offset`;
+    return this.prepare(clauses.some((c) => c.readsRow)
+      ? `SELECT ${BOOK_COLUMNS} ${walk}`
+      : `SELECT ${BOOK_COLUMNS} FROM books WHERE seq IN (SELECT seq ${walk}) ORDER BY ${order}`);
+  }
+
+  /** Fetches every match and sorts them. */
+  private sorted(conditions: readonly string[], sort: BookSort): Statement {
+    return this.prepare(`SELECT ${BOOK_COLUMNS} FROM books WHERE ${conditions.join(' AND ')} ORDER BY ${orderBy(sort)} LIMIT @limit OFFSET @offset`);
+  }
+
+  private prepare(sql: string, shape: (statement: Statement) => Statement = (s) => s): Statement {
+    let statement = this.statements.get(sql);
+    if (!statement) {
+      statement = shape(this.db.prepare(sql));
+      this.statements.set(sql, statement);
+    }
+    return statement;
   }
 }

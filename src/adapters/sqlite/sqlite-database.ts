@@ -9,6 +9,10 @@ export const IN_MEMORY = ':memory:';
 /**
  * Opens `<dataDir>/stacks.db` (or a private in-memory database for `:memory:`), makes acknowledged
  * writes durable (WAL + synchronous=FULL), enforces foreign keys, and brings the schema up to date.
+ * Migrations commit with synchronous=NORMAL: in WAL mode a step lost to a power cut is lost whole with
+ * its record in schema_migrations and runs again at the next start, and the first durable write after
+ * them makes them durable too (the WAL is synced in order). That spares a fresh database eight fsyncs
+ * at start-up (about 70 ms here).
  */
 export function openSqliteDatabase(dataDir: string): Database {
   let file = IN_MEMORY;
@@ -20,10 +24,11 @@ export function openSqliteDatabase(dataDir: string): Database {
   const db = new Driver(file);
   try {
     db.pragma('journal_mode = WAL');
-    db.pragma('synchronous = FULL');
+    db.pragma('synchronous = NORMAL');
     db.pragma('foreign_keys = ON');
     db.pragma('busy_timeout = 5000');
     runMigrations(db);
+    db.pragma('synchronous = FULL');
     return db;
   } catch (error) {
     db.close();

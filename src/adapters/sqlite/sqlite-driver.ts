@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import BetterSqlite3 from 'better-sqlite3';
+import type BetterSqlite3 from 'better-sqlite3';
 
 /** The better-sqlite3 constructor; both driver lines implement the API typed by @types/better-sqlite3. */
 export type SqliteDriver = typeof BetterSqlite3;
@@ -17,8 +17,7 @@ export function sqliteDriverPackageFor(napiVersion: string | undefined): string 
   return napi >= NODE_API_VERSION_NEEDED ? NODE_API_DRIVER : LEGACY_DRIVER;
 }
 
-/** The driver for the running Node (native code loads only when the first database opens). */
+/** The driver for the running Node, the other line never loaded (native code loads only when the first database opens). */
 export function loadSqliteDriver(napiVersion = process.versions.napi): SqliteDriver {
-  if (sqliteDriverPackageFor(napiVersion) === NODE_API_DRIVER) return BetterSqlite3;
-  return createRequire(import.meta.url)(LEGACY_DRIVER) as SqliteDriver;
+  return createRequire(import.meta.url)(sqliteDriverPackageFor(napiVersion)) as SqliteDriver;
 }

@@ -22,6 +22,7 @@ interface ProgressRow {
 export class SqliteProgressRepository implements ProgressRepository {
   private readonly selectOne: Statement;
   private readonly upsert: Statement;
+  private readonly selectMany: Statement;
   private readonly removeOne: Statement;
   private readonly removeForBook: Statement;
   private readonly removeForUser: Statement;
@@ -32,6 +33,7 @@ export class SqliteProgressRepository implements ProgressRepository {
       VALUES (@user_id, @book_id, @status, @percentage, @locator, @device, @device_id, @updated_at)
       ON CONFLICT (user_id, book_id) DO UPDATE SET status = excluded.status, percentage = excluded.percentage,
         locator = excluded.locator, device = excluded.device, device_id = excluded.device_id, updated_at = excluded.updated_at`);
+    this.selectMany = db.prepare('SELECT * FROM reading_progress WHERE user_id = ? AND book_id IN (SELECT value FROM json_each(?))');
     this.removeOne = db.prepare('DELETE FROM reading_progress WHERE user_id = ? AND book_id = ?');
     this.removeForBook = db.prepare('DELETE FROM reading_progress WHERE book_id = ?');
     this.removeForUser = db.prepare('DELETE FROM reading_progress WHERE user_id = ?');
@@ -52,6 +54,11 @@ export class SqliteProgressRepository implements ProgressRepository {
       if (isForeignKeyViolation(error)) throw bookNotFound(progress.bookId);
       throw error;
     }
+  }
+
+  async findMany(userId: string, bookIds: readonly string[]): Promise<StoredProgress[]> {
+    if (bookIds.length === 0) return [];
+    return (this.selectMany.all(userId, JSON.stringify(bookIds)) as ProgressRow[]).map(toProgress);
   }
 
   async deleteOne(userId: string, bookId: string): Promise<boolean> {

@@ -4,6 +4,8 @@ import { storeUnavailable } from '../../domain/error-catalogue.js';
 import { SqliteApiKeyRepository } from './sqlite-api-key-repository.js';
 import { SqliteBookDigestRepository } from './sqlite-book-digest-repository.js';
 import { SqliteBookRepository } from './sqlite-book-repository.js';
+import { SqliteChangeFeed } from './sqlite-change-feed.js';
+import { SqliteKoboDeviceRepository } from './sqlite-kobo-device-repository.js';
 import { openSqliteCounterConnection, openSqliteDatabase } from './sqlite-database.js';
 import { SqliteKnownAddressRepository } from './sqlite-known-address-repository.js';
 import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
@@ -28,6 +30,8 @@ export interface SqliteStore {
   readonly digests: SqliteBookDigestRepository;
   readonly syncDocuments: SqliteSyncDocumentRepository;
   readonly knownAddresses: SqliteKnownAddressRepository;
+  readonly koboDevices: SqliteKoboDeviceRepository;
+  readonly changes: SqliteChangeFeed;
   readonly health: HealthCheck;
   close(): Promise<void>;
 }
@@ -66,6 +70,8 @@ export function createSqliteStore(dataDir: string): SqliteStore {
     digests: new SqliteBookDigestRepository(db),
     syncDocuments: new SqliteSyncDocumentRepository(db),
     knownAddresses: new SqliteKnownAddressRepository(counters),
+    koboDevices: new SqliteKoboDeviceRepository(db),
+    changes: new SqliteChangeFeed(db),
     health: new SqliteHealthCheck(db),
     close: async () => {
       if (counters !== db && counters.open) counters.close();

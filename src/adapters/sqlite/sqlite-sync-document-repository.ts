@@ -1,4 +1,4 @@
-import type { Database, Statement } from 'better-sqlite3';
+import type { Database, Statement, Transaction } from 'better-sqlite3';
 import type { SyncDocumentRepository } from '../../application/ports.js';
 import type { SyncDocument } from '../../domain/kosync.js';
 import { fromMillis, toMillis } from './sqlite-database.js';
@@ -14,13 +14,17 @@ interface SyncDocumentRow {
 }
 
 /**
- * SyncDocumentRepository on SQLite (migration 7): one upsert on the (user_id, document) primary key.
- * A row for an account already gone is not written; the foreign key drops the rows of a deleted one.
+ * SyncDocumentRepository on SQLite (migrations 7 and 9): one upsert on the (user_id, document) primary
+ * key and, in the same transaction, the user's rows past the cap deleted oldest first (by the
+ * sync_documents_user_recency index). A row for an account already gone is not written; the foreign
+ * key drops the rows of a deleted one.
  */
 export class SqliteSyncDocumentRepository implements SyncDocumentRepository {
   private readonly selectOne: Statement;
   private readonly upsert: Statement;
   private readonly removeForUser: Statement;
+  private readonly evict: Statement;
+  private readonly putAndEvict: Transaction<(row: Record<string, unknown>, keep: number) => void>;
 
   constructor(db: Database) {
     this.selectOne = db.prepare('SELECT * FROM sync_documents WHERE user_id = ? AND document = ?');
@@ -29,6 +33,12 @@ export class SqliteSyncDocumentRepository implements SyncDocumentRepository {
       ON CONFLICT (user_id, document) DO UPDATE SET progress = excluded.progress, percentage = excluded.percentage,
         device = excluded.device, device_id = excluded.device_id, updated_at = excluded.updated_at`);
     this.removeForUser = db.prepare('DELETE FROM sync_documents WHERE user_id = ?');
+    this.evict = db.prepare(`DELETE FROM sync_documents WHERE user_id = @user_id AND document IN (
+      SELECT document FROM sync_documents WHERE user_id = @user_id ORDER BY updated_at DESC, document DESC LIMIT -1 OFFSET @keep)`);
+    this.putAndEvict = db.transaction((row: Record<string, unknown>, keep: number) => {
+      this.upsert.run(row);
+      this.evict.run({ user_id: row['user_id'], keep });
+    });
   }
 
   async get(userId: string, document: string): Promise<SyncDocument | null> {
@@ -36,11 +46,12 @@ export class SqliteSyncDocumentRepository implements SyncDocumentRepository {
     return row ? toRecord(row) : null;
   }
 
-  async put(record: SyncDocument): Promise<void> {
-    this.upsert.run({
+  async put(record: SyncDocument, keep: number): Promise<void> {
+    const row = {
       user_id: record.userId, document: record.document, progress: record.progress, percentage: record.percentage,
       device: record.device, device_id: record.deviceId, updated_at: toMillis(record.updatedAt),
-    });
+    };
+    this.putAndEvict.immediate(row, keep);
   }
 
   async deleteForUser(userId: string): Promise<void> {

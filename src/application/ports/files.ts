@@ -57,3 +57,29 @@ export interface MetadataReader {
    */
   read(file: StagedFile): Promise<ExtractedBook>;
 }
+
+/** Converts an EPUB into a KEPUB (the EPUB Kobo e-readers read with precise positions: kepubify's koboSpans and wrappers). */
+export interface KepubConverter {
+  /** The converter's version: a cached KEPUB made by another version is made again. */
+  readonly version: number;
+  /**
+   * Writes the KEPUB of the staged EPUB to a new staged file beside it, within size, entry, time and
+   * memory limits; the source is left as it was. Throws UnprocessableError for a file it cannot convert safely.
+   */
+  convert(source: StagedFile): Promise<StagedFile>;
+}
+
+/** What a resized cover should fit in. */
+export interface CoverSize {
+  /** The box the image is scaled to fit inside (never enlarged). */
+  readonly maxWidth: number;
+  readonly maxHeight: number;
+  /** JPEG quality, 1..100. */
+  readonly quality: number;
+  readonly greyscale: boolean;
+}
+
+export interface CoverResizer {
+  /** A JPEG of the image fitted inside the size; throws UnprocessableError for bytes that are no image it reads. */
+  resize(image: Uint8Array, size: CoverSize): Promise<Uint8Array>;
+}

@@ -1,5 +1,7 @@
 import type { ApiKey } from '../../domain/api-key.js';
 import type { Book, BookQuery } from '../../domain/book.js';
+import type { Change, ChangeKind, ChangeRecord } from '../../domain/change-feed.js';
+import type { KoboDevice } from '../../domain/kobo-device.js';
 import type { MetadataPatch } from '../../domain/book-metadata.js';
 import type { KoreaderDigests } from '../../domain/koreader-digest.js';
 import type { SyncDocument } from '../../domain/kosync.js';
@@ -157,8 +159,12 @@ export interface BookDigestRepository {
 export interface SyncDocumentRepository {
   /** The user's position in the document; null when none was pushed. */
   get(userId: string, document: string): Promise<SyncDocument | null>;
-  /** Inserts or replaces the (user, document) record in one indexed write. */
-  put(record: SyncDocument): Promise<void>;
+  /**
+   * Inserts or replaces the (user, document) record, then forgets the user's records after the newest
+   * `keep` (newest by `updatedAt`, then document): the least recently synced go first, and never more
+   * than `keep` stay once the writes in flight are done.
+   */
+  put(record: SyncDocument, keep: number): Promise<void>;
   /** Removes every record of a deleted user. */
   deleteForUser(userId: string): Promise<void>;
 }
@@ -172,6 +178,8 @@ export interface ProgressRepository {
    * `book_not_found` where the store itself knows the book is gone (memory, SQLite foreign keys).
    */
   put(progress: StoredProgress): Promise<void>;
+  /** The user's stored states of these books, in no particular order; books without one are left out. */
+  findMany(userId: string, bookIds: readonly string[]): Promise<StoredProgress[]>;
   /** Removes the user's state of the book; false when there was none. */
   deleteOne(userId: string, bookId: string): Promise<boolean>;
   /** Removes every user's state of a deleted book. */
@@ -199,6 +207,45 @@ export interface ShelfRepository {
   listVisible(ownerId: string, onlyOwn: boolean, page: PageRequest): Promise<Slice<Shelf>>;
   /** One page of the shelf's book ids in shelf order; page N costs what page 1 does. */
   bookIdsPage(shelfId: string, page: PageRequest): Promise<Slice<string>>;
+}
+
+/** Kobo e-readers allowed to sync, and the books each has archived (hidden from it). */
+export interface KoboDeviceRepository {
+  /** Inserts; the lookup digest is unique. */
+  create(device: KoboDevice): Promise<void>;
+  /** The device whose sync URL secret has this digest, or null. */
+  findByLookup(lookup: string): Promise<KoboDevice | null>;
+  /** The owner's devices, newest first, then by id. */
+  listByOwner(ownerId: string, page: PageRequest): Promise<Slice<KoboDevice>>;
+  /** Deletes the device (and its archived books) only when ownerId owns it; false otherwise. */
+  revoke(ownerId: string, id: string): Promise<boolean>;
+  /** Sets lastUsedAt in one conditional write, only when it is unset or at least minIntervalMs old; true when written. */
+  touchLastUsed(id: string, now: Date, minIntervalMs: number): Promise<boolean>;
+  /** Deletes every device of the owner; returns how many. */
+  deleteForUser(ownerId: string): Promise<number>;
+  /** Hides the book from the device (idempotent). */
+  archive(deviceId: string, bookId: string): Promise<void>;
+  /** Which of these books the device has archived. */
+  archivedAmong(deviceId: string, bookIds: readonly string[]): Promise<ReadonlySet<string>>;
+}
+
+/** The library's change feed (domain/change-feed.ts): the latest change of each entity, in commit order. */
+export interface ChangeFeedRepository {
+  /**
+   * Records each change as its entity's only entry, with a sequence number above every entry already
+   * committed, in the order given; an entity that was removed (or never seen) starts a new `firstSeq`.
+   */
+  record(changes: readonly ChangeRecord[], at: Date): Promise<void>;
+  /** Entries of this kind in these groups with seq above `after`, in seq order, at most `limit`. */
+  since(kind: ChangeKind, groups: readonly string[], after: number, limit: number): Promise<Change[]>;
+  /** The highest sequence number recorded; 0 when none. */
+  head(): Promise<number>;
+  /** Up to `limit` ids of stored books without a book entry, in id order after `afterId`: the backfill's cursor. */
+  untrackedBooks(afterId: string | null, limit: number): Promise<string[]>;
+  /** Up to `limit` book entries not marked removed, in entity id order after `afterId` (the reconciler's walk). */
+  presentBooks(afterId: string | null, limit: number): Promise<string[]>;
+  /** Forgets removal entries recorded before `before`; returns how many. */
+  purgeRemovedBefore(before: Date): Promise<number>;
 }
 
 /** Whether the store answers (readiness). */

@@ -1,8 +1,9 @@
 import { actorFor, type Actor, type Credential } from '../../domain/actor.js';
 import { actorThroughKey, keyWorksFor } from '../../domain/api-key.js';
 import { invalidToken } from '../../domain/error-catalogue.js';
+import { koboDeviceWorksFor } from '../../domain/kobo-device.js';
 import type { User } from '../../domain/user.js';
-import type { ApiKeyRepository, Clock, TokenRevocationRepository, UserRepository } from '../ports.js';
+import type { ApiKeyRepository, Clock, KoboDeviceRepository, TokenRevocationRepository, UserRepository } from '../ports.js';
 
 /** The actor as the store says it may act now, and its account as read for that. */
 export interface ConfirmedActor {
@@ -15,7 +16,7 @@ export interface ConfirmedActor {
  * Authority judged when a write commits, not only when the request's headers arrived: every use case
  * that writes on behalf of an actor calls `confirm` just before its write and decides with the actor it
  * returns. A token revoked meanwhile (logout, password change or reset, disabling, deletion, linking or
- * unlinking sign-on) or a key revoked or expired is 401 `invalid_token`; permissions come from the
+ * unlinking sign-on), a key revoked or expired, or a Kobo device removed is 401 `invalid_token`; permissions come from the
  * account's roles now (and the key's ceiling), so a shrunk role makes the use case's own check refuse.
  */
 export class Authority {
@@ -24,6 +25,7 @@ export class Authority {
     private readonly apiKeys: ApiKeyRepository,
     private readonly revocations: TokenRevocationRepository,
     private readonly clock: Clock,
+    private readonly koboDevices: KoboDeviceRepository,
   ) {}
 
   async confirm(actor: Actor): Promise<ConfirmedActor> {
@@ -38,6 +40,12 @@ export class Authority {
         const user = key?.id === credential.keyId ? await this.users.findById(key.ownerId) : null;
         if (!key || !user || user.id !== actor.id || !keyWorksFor(key, user, this.clock.now())) throw invalidToken();
         return { actor: actorThroughKey(user, key), user };
+      }
+      case 'kobo': {
+        const device = await this.koboDevices.findByLookup(credential.lookup);
+        const user = device?.id === credential.deviceId ? await this.users.findById(device.ownerId) : null;
+        if (!device || !user || user.id !== actor.id || !koboDeviceWorksFor(device, user)) throw invalidToken();
+        return { actor: actorFor(user, credential), user };
       }
     }
   }

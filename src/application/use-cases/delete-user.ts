@@ -1,10 +1,10 @@
 import type { Actor } from '../../domain/actor.js';
 import { userNotFound } from '../../domain/error-catalogue.js';
-import type { ApiKeyRepository, KnownAddressRepository, ProgressRepository, SyncDocumentRepository, UserRepository } from '../ports.js';
+import type { ApiKeyRepository, KnownAddressRepository, KoboDeviceRepository, ProgressRepository, SyncDocumentRepository, UserRepository } from '../ports.js';
 import type { Authority } from './authority.js';
 import { requireUserAdmin } from './user-admin.js';
 
-/** Deletes an account, its reading progress, KOReader positions, API keys and known sign-in addresses (admin only); its tokens stop working at once; the last active admin stays. */
+/** Deletes an account, its reading progress, KOReader positions, API keys, Kobo devices and known sign-in addresses (admin only); its tokens stop working at once; the last active admin stays. */
 export class DeleteUser {
   constructor(
     private readonly users: UserRepository,
@@ -13,6 +13,7 @@ export class DeleteUser {
     private readonly syncDocuments: SyncDocumentRepository,
     private readonly authority: Authority,
     private readonly knownAddresses: KnownAddressRepository,
+    private readonly koboDevices: KoboDeviceRepository,
   ) {}
 
   async execute(actor: Actor, id: string): Promise<void> {
@@ -23,5 +24,6 @@ export class DeleteUser {
     await this.apiKeys.deleteForUser(id);
     await this.syncDocuments.deleteForUser(id); // already gone on SQLite (ON DELETE CASCADE)
     await this.knownAddresses.deleteForUser(id); // likewise
+    await this.koboDevices.deleteForUser(id); // with their archived books
   }
 }

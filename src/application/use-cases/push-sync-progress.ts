@@ -1,6 +1,6 @@
 import type { Actor } from '../../domain/actor.js';
 import { bookNotFound, hasCodeOf, permissionDenied } from '../../domain/error-catalogue.js';
-import { checkSyncPush, digestKey, unixSeconds, type SyncPush } from '../../domain/kosync.js';
+import { checkSyncPush, digestKey, SYNC_DOCUMENTS_PER_USER, unixSeconds, type SyncPush } from '../../domain/kosync.js';
 import { canReadBooks } from '../../domain/policies.js';
 import type { BookDigestRepository, Clock, SyncDocumentRepository } from '../ports.js';
 import type { Authority } from './authority.js';
@@ -16,7 +16,8 @@ export interface SyncReceipt {
 /**
  * A KOReader push. A document whose digest finds a Stacks book is that book's reading state for the
  * caller (`locator` = KOReader's `progress`), written as a REST PUT is; any other document (or a book
- * deleted meanwhile) is kept per user, so the user's other devices can pull it.
+ * deleted meanwhile) is kept per user, so the user's other devices can pull it; a user keeps at most
+ * SYNC_DOCUMENTS_PER_USER of them, the least recently synced forgotten first.
  */
 export class PushSyncProgress {
   constructor(
@@ -39,7 +40,7 @@ export class PushSyncProgress {
     }
     await confirmReader(this.authority, actor);
     const updatedAt = this.clock.now();
-    await this.documents.put({ ...push, document: digestKey(push.document), userId: actor.id, updatedAt });
+    await this.documents.put({ ...push, document: digestKey(push.document), userId: actor.id, updatedAt }, SYNC_DOCUMENTS_PER_USER);
     return { document: push.document, timestamp: unixSeconds(updatedAt) };
   }
 }

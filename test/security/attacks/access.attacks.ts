@@ -1,5 +1,6 @@
 import type { Test } from 'supertest';
 import { bearer, type Session } from '../../support/test-app.js';
+import { needsCredentials } from '../support/fuzz-checker.js';
 import { attack, isProblem, verdict, type Attack, type Seen } from '../support/outcome.js';
 import type { World } from '../support/world.js';
 
@@ -28,6 +29,11 @@ const FOREIGN: Record<string, readonly Scenario[]> = {
     ['admin-scope', () => ({ path: '/api/auth/keys', body: { name: 'B admin key', permissions: ['admin:*'] }, expect: [403] })]],
   'get /api/auth/keys': [['self', () => ({ path: '/api/auth/keys', expect: [200] })]],
   'delete /api/auth/keys/{id}': [['alice-key', (w) => ({ path: `/api/auth/keys/${w.ids.aliceKey}`, expect: [404] })]],
+  'post /api/auth/kobo': [['own-device', () => ({ path: '/api/auth/kobo', body: { name: 'B kobo' }, expect: [201], own: true })],
+    ['alice-private-shelf', (w) => ({ path: '/api/auth/kobo', body: { name: 'B kobo', shelf_ids: [w.ids.alicePrivateShelf] }, expect: [422] })]],
+  'get /api/auth/kobo': [['self', () => ({ path: '/api/auth/kobo', expect: [200] })]],
+  // A's devices are covered by kobo.attacks.ts (kobo-foreign-device); here an id B does not own.
+  'delete /api/auth/kobo/{id}': [['not-own', () => ({ path: '/api/auth/kobo/01jd2x8q4zb6n5k7m9p3r2t1vw', expect: [404] })]],
   'get /api/users/{id}/keys': [['alice', (w) => ({ path: `/api/users/${w.alice.user.id}/keys`, expect: [403] })]],
   'delete /api/users/{id}/keys/{key_id}': [['alice', (w) => ({ path: `/api/users/${w.alice.user.id}/keys/${w.ids.aliceKey}`, expect: [403] })]],
   'get /api/users': [['list', () => ({ path: '/api/users', expect: [403] })]],
@@ -109,7 +115,7 @@ async function run(w: World, method: Method, c: Case, session: Session) {
 
 const operations = (doc: { paths: Record<string, Record<string, unknown>> }) =>
   Object.entries(doc.paths).flatMap(([path, ops]) =>
-    Object.entries(ops).map(([method, op]) => ({ method: method as Method, path, secured: Boolean((op as { security?: unknown }).security) })));
+    Object.entries(ops).map(([method, op]) => ({ method: method as Method, path, secured: needsCredentials(op as { security?: unknown }) })));
 
 /** The AC matrix generated from the OpenAPI document: every secured operation x {anonymous, another user, a reader}. */
 export function accessAttacks(doc: { paths: Record<string, Record<string, unknown>> }): Attack[] {

@@ -5,7 +5,8 @@ import { attack, verdict, type Attack, type Seen } from '../support/outcome.js';
 import { otherApp, type World } from '../support/world.js';
 
 const DOC = '0f1e2d3c4b5a69788796a5b4c3d2e1f0';
-const KOSYNC_TYPE = /^application\/vnd\.koreader\.v1\+json/;
+/** Exactly this, no parameter: KOReader 2025.04 decodes no other. */
+const KOSYNC_TYPE = /^application\/json$/;
 const push = { document: DOC, progress: '/body/DocFragment[4]/body/p[2]/text().0', percentage: 0.5, device: 'Kobo', device_id: 'K1' };
 
 async function keyFor(w: World, session: Session, body: object = { name: 'kosync attack key' }): Promise<{ id: string; key: string }> {
@@ -14,7 +15,7 @@ async function keyFor(w: World, session: Session, body: object = { name: 'kosync
   return res.body;
 }
 
-/** KOReader's refusal: 401 with a JSON `message`, under its media type. */
+/** KOReader's refusal: 401 with a JSON `message`, under the one media type every KOReader release decodes. */
 const refused = (r: Seen): boolean => r.status === 401 && KOSYNC_TYPE.test(String(r.headers['content-type'])) && /"message":/.test(r.text ?? '');
 
 /** The three kosync routes that act, each tried with these credentials. */

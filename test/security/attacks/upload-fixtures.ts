@@ -87,11 +87,13 @@ export const TYPES: Record<string, { name: string; bytes: () => Promise<Buffer> 
   'html-named-epub': { name: 'evil.epub', bytes: () => Buffer.from('<!doctype html><html><script>alert(1)</script></html>') },
   'elf-named-epub': { name: 'evil.epub', bytes: () => Buffer.concat([Buffer.from([0x7f, 0x45, 0x4c, 0x46, 2, 1, 1, 0]), seededBytes(3, 4096)]) },
   'pdf-zip-polyglot': { name: 'poly.pdf', bytes: async () => Buffer.concat([buildPdf({ info: { Title: 'Poly' } }), await buildEpub({ title: 'Poly epub' })]) },
-  'html-in-mimetype': { name: 'mime.epub', bytes: () => buildEpub({ mimetype: 'application/epub+zip<html><script>alert(1)</script>' }) },
+  // An EPUB is judged by its container and package document, as calibre judges it: the mimetype entry is never read.
+  'html-in-mimetype': { name: 'mime.epub', bytes: () => buildEpub({ mimetype: 'application/epub+zip<html><script>alert(1)</script>' }), accepted: 'epub' },
   'random-bytes': { name: 'random.epub', bytes: () => seededBytes(77, 64 * 1024) },
   'zero-bytes': { name: 'empty.epub', bytes: () => Buffer.alloc(0) },
   'truncated-epub': { name: 'cut.epub', bytes: async () => (await buildEpub({ title: 'Cut short' })).subarray(0, 300) },
-  'deflated-mimetype': { name: 'deflated.epub', bytes: () => buildEpub({ compressMimetype: true }) },
+  'deflated-mimetype': { name: 'deflated.epub', bytes: () => buildEpub({ compressMimetype: true }), accepted: 'epub' },
+  'epub-without-package': { name: 'hollow.epub', bytes: () => buildEpub({ container: '<container version="1.0"><rootfiles/></container>' }) },
   'svg-script': { name: 'x.svg', bytes: () => Buffer.from('<svg xmlns="http://www.w3.org/2000/svg"><script>alert(1)</script></svg>') },
   'gzip-named-txt': { name: 'x.txt', bytes: () => Buffer.concat([Buffer.from([0x1f, 0x8b, 8, 0]), deflateRawSync(Buffer.alloc(1 << 20))]) },
 };

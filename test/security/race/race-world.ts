@@ -4,11 +4,14 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { mongoLimits, mongoServerKind, mongoTestServer, type StandInLimit } from '../../support/mongo-server.js';
 import { startTestApp, type TestApp } from '../../support/test-app.js';
+import type { ContainerOverrides } from '../../../src/bootstrap/container.js';
 import type { LoginThrottleRepository, ProgressRepository, SyncDocumentRepository } from '../../../src/application/ports.js';
 import type { ThrottleCounter } from '../../../src/domain/login-throttle.js';
 import { PORTS } from '../../../src/bootstrap/tokens.js';
 import type { StoredProgress } from '../../../src/domain/reading-progress.js';
 import type { SyncDocument } from '../../../src/domain/kosync.js';
+import { MongoClient } from 'mongodb';
+import { openSqliteDatabase } from '../../../src/adapters/sqlite/sqlite-database.js';
 
 /** One HTTP answer, reduced to what the races judge. */
 export interface Answer {
@@ -51,10 +54,62 @@ export interface RaceWorld {
   syncDocumentOf(userId: string, document: string): Promise<SyncDocument | null>;
   /** A login throttle counter as stored (null: none was ever written, or it was reset). */
   throttleOf(key: string): Promise<ThrottleCounter | null>;
+  /** Stores KOReader positions of unmatched documents directly (a user's history, far faster than pushing each). */
+  seedSyncDocuments(records: readonly SyncDocument[]): Promise<void>;
+  /** How many positions of unmatched documents the store keeps for the user (null where the store has no way to count: memory). */
+  countSyncDocuments(userId: string): Promise<number | null>;
   close(): Promise<void>;
 }
 
 export const PASSWORD = 'correct horse battery';
+
+/**
+ * KOReader positions written and counted in the store's own layout: 10,000 records through the
+ * repository would take minutes (each put checks the cap; SQLite syncs each to disk), and no port counts.
+ */
+async function syncDocumentBackdoor<T>(t: TestApp, use: (db: {
+  insert(records: readonly SyncDocument[]): Promise<void>;
+  count(userId: string): Promise<number>;
+}) => Promise<T>): Promise<T> {
+  const store = t.config.store;
+  if (store.kind === 'mongo') {
+    const client = await MongoClient.connect(store.url);
+    try {
+      const records = client.db().collection('sync_documents');
+      return await use({
+        insert: async (rows) => void (await records.insertMany(rows.map((r) => ({ _id: JSON.stringify([r.userId, r.document]) as never, ...r })))),
+        count: (userId) => records.countDocuments({ userId }),
+      });
+    } finally {
+      await client.close();
+    }
+  }
+  if (store.kind === 'sqlite') {
+    const db = openSqliteDatabase(store.dataDir);
+    try {
+      const insert = db.prepare(`INSERT INTO sync_documents (user_id, document, progress, percentage, device, device_id, updated_at)
+        VALUES (@userId, @document, @progress, @percentage, @device, @deviceId, @at)`);
+      return await use({
+        insert: async (rows) => db.transaction(() => rows.forEach((r) => insert.run({ ...r, at: r.updatedAt.getTime() })))(),
+        count: async (userId) => (db.prepare('SELECT count(*) AS n FROM sync_documents WHERE user_id = ?').get(userId) as { n: number }).n,
+      });
+    } finally {
+      db.close();
+    }
+  }
+  const repository = t.container.di.resolve<SyncDocumentRepository>(PORTS.SyncDocumentRepository);
+  return use({
+    insert: async (rows) => {
+      for (const [i, r] of rows.entries()) {
+        await repository.put(r, Number.MAX_SAFE_INTEGER);
+        // Each put scans the store: let the server's timers run, or its idle keep-alive sockets close under the next request.
+        if (i % 200 === 199) await new Promise((resolve) => setImmediate(resolve));
+      }
+    },
+    count: async () => Number.NaN,
+  });
+}
+
 let accounts = 0;
 let addresses = 0;
 let databases = 0;
@@ -89,10 +144,12 @@ export const STORES_UNDER_RACE: readonly StoreUnderRace[] = [
 ];
 
 /** Stacks over a freshly opened store of this kind, with the races' environment, listening on loopback. */
-export async function raceServer(store: StoreUnderRace, env: Record<string, string> = {}): Promise<{ t: TestApp; url: string; close(): Promise<void> }> {
+export async function raceServer(
+  store: StoreUnderRace, env: Record<string, string> = {}, overrides: ContainerOverrides = {},
+): Promise<{ t: TestApp; url: string; close(): Promise<void> }> {
   const opened = await store.open();
   // Bursts of 150 from one forwarded address: the in-flight cap per address (tested on its own) is lifted.
-  const t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0', REGISTER_LIMIT_PER_HOUR: '0', TRUST_PROXY: '1', MAX_CONNECTIONS_PER_ADDRESS: '100000', ...opened.env, ...env });
+  const t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0', REGISTER_LIMIT_PER_HOUR: '0', TRUST_PROXY: '1', MAX_CONNECTIONS_PER_ADDRESS: '100000', ...opened.env, ...env }, overrides);
   const server = createHttpServer(t.app, { trustProxy: 1 });
   const port = await listen(server, 0, '127.0.0.1');
   return {
@@ -106,9 +163,9 @@ export async function raceServer(store: StoreUnderRace, env: Record<string, stri
   };
 }
 
-/** Stacks with the production login policies, TRUST_PROXY=1 and the given extra environment. */
-export async function raceWorld(store: StoreUnderRace, env: Record<string, string> = {}): Promise<RaceWorld> {
-  const { t, url, close } = await raceServer(store, env);
+/** Stacks with the production login policies (unless overridden), TRUST_PROXY=1 and the given extra environment. */
+export async function raceWorld(store: StoreUnderRace, env: Record<string, string> = {}, overrides: ContainerOverrides = {}): Promise<RaceWorld> {
+  const { t, url, close } = await raceServer(store, env, overrides);
 
   const send = async (method: string, path: string, o: RequestOptions = {}): Promise<Answer> => {
     const headers: Record<string, string> = { ...o.headers };
@@ -155,6 +212,11 @@ export async function raceWorld(store: StoreUnderRace, env: Record<string, strin
     progressOf: (userId, bookId) => t.container.di.resolve<ProgressRepository>(PORTS.ProgressRepository).get(userId, bookId),
     syncDocumentOf: (userId, document) => t.container.di.resolve<SyncDocumentRepository>(PORTS.SyncDocumentRepository).get(userId, document),
     throttleOf: (key) => t.container.di.resolve<LoginThrottleRepository>(PORTS.LoginThrottleRepository).get(key),
+    seedSyncDocuments: (records) => syncDocumentBackdoor(t, (db) => db.insert(records)),
+    countSyncDocuments: async (userId) => {
+      const n = await syncDocumentBackdoor(t, (db) => db.count(userId));
+      return Number.isNaN(n) ? null : n;
+    },
     close,
   };
 }

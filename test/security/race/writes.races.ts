@@ -3,6 +3,7 @@ import { PASSWORD, raceServer, STORES_UNDER_RACE, type Answer, type Caller, type
 import type { UserRepository } from '../../../src/application/ports.js';
 import { PORTS } from '../../../src/bootstrap/tokens.js';
 import { koreaderHeaders, koreaderKey } from '../../support/koreader.js';
+import { SYNC_DOCUMENTS_PER_USER } from '../../../src/domain/kosync.js';
 
 const PAIRS = 50;
 const BURST = 100;
@@ -107,6 +108,27 @@ export const lostUpdateRaces: Race[] = [
       if (book.title !== `Title ${i}` || book.description !== `Description ${i}`) lost += 1;
     }
     return outcome(answers, lost, 0, `${lost} of ${PAIRS} books lost a change`);
+  }),
+  race('RACE-BOOK-COUNTS', '100 book writes at once (50 uploads, 25 tag edits, 25 deletes): every total equals the books it lists', async (w) => {
+    const owner = await w.fresh('counted');
+    const ids = await books(w, owner, PAIRS, 'kept');
+    const answers = await w.burst(BURST, (i) => {
+      if (i < PAIRS) return upload(w, owner, `added ${i} ${owner.username}`);
+      const id = ids[i - PAIRS]!;
+      return i < PAIRS * 1.5 ? w.send('PATCH', `/api/books/${id}`, { token: owner.token, body: { tags: ['Race Tag', 'race tag'] } })
+        : w.send('DELETE', `/api/books/${id}`, { token: owner.token });
+    });
+    const totals: string[] = [];
+    let lost = 0;
+    for (const filter of ['', 'format=txt', 'tag=RACE%20TAG', 'q=ed', 'q=k', `q=${owner.username}`]) {
+      const page = async (n: number) => (await w.send('GET', `/api/books?${filter}&page_size=100&page=${n}`, { token: owner.token })).body;
+      const first = await page(1);
+      let listed = first.items.length as number;
+      for (let n = 2; n <= first.total_pages; n++) listed += (await page(n)).items.length as number;
+      lost += Math.abs(first.total - listed) + (filter.startsWith('tag=') ? Math.abs(first.total - PAIRS / 2) : 0);
+      totals.push(`${filter || 'all'}: ${first.total} (${listed} listed)`);
+    }
+    return outcome(answers, lost, 0, totals.join(', '));
   }),
   race('RACE-SHELF-PATCH-PAIRS', '50 shelves each patched twice at once (name and visibility): both changes kept', async (w) => {
     const owner = await w.fresh('curator');
@@ -228,4 +250,31 @@ export const lostUpdateRaces: Race[] = [
     }
     return outcome(answers, lost, 0, lost ? 'no active admin remained' : 'an admin remained every round');
   }, ['transactions']),
+];
+
+/** Races that need every push to reach the store: run with login policies loose enough that a burst of one account's pushes is not throttled. */
+export const kosyncCapRaces: readonly Race[] = [
+  race('RACE-KOSYNC-DOCUMENT-CAP', '120 KOReader pushes of new documents at once by a reader who keeps 10,000: never more than 10,000 stay, the newest ones', async (w) => {
+    const owner = await w.fresh('kosynccap');
+    const key = (await w.send('POST', '/api/auth/keys', { token: owner.token, body: { name: 'kobo' } })).body.key as string;
+    const doc = (prefix: string, i: number) => `${prefix}${i.toString(16).padStart(31, '0')}`;
+    const long = new Date('2020-01-01T00:00:00Z').getTime();
+    const history = Array.from({ length: SYNC_DOCUMENTS_PER_USER }, (_, i) => ({
+      userId: owner.id, document: doc('a', i), progress: '1', percentage: 0.1, device: 'old', deviceId: 'old', updatedAt: new Date(long + i * 1000),
+    }));
+    await w.seedSyncDocuments(history);
+    const headers = koreaderHeaders(owner.username, key);
+    const answers = await w.burst(120, (i) => w.send('PUT', '/kosync/syncs/progress', {
+      headers, body: { document: doc('b', i), progress: String(i), percentage: 0.5, device: 'Kobo', device_id: 'K1' }, from: w.address(),
+    }));
+    const pushed = Array.from({ length: 120 }, (_, i) => doc('b', i)).filter((_, i) => answers[i]!.status === 200);
+    const held = async (ids: string[]) => (await Promise.all(ids.map((d) => w.syncDocumentOf(owner.id, d)))).filter((r) => r !== null).length;
+    const newKept = await held(pushed);
+    const total = (await w.countSyncDocuments(owner.id)) ?? newKept + (await held(history.map((h) => h.document)));
+    const oldKept = total - newKept;
+    // Every push must be accepted and, newer than the whole history, still be there; the history is what gives way.
+    const lost = (120 - pushed.length) + (pushed.length - newKept) + Math.max(0, SYNC_DOCUMENTS_PER_USER - total);
+    return outcome(answers, lost, Math.max(0, total - SYNC_DOCUMENTS_PER_USER),
+      `${pushed.length} pushes accepted (${JSON.stringify(tally(answers))}); kept ${oldKept} old + ${newKept} new = ${total}`);
+  }),
 ];

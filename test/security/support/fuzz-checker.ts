@@ -16,6 +16,9 @@ export interface Operation {
   };
 }
 
+/** The operation asks for credentials: a non-empty `security` (public operations say `security: []`). */
+export const needsCredentials = (op: { readonly security?: unknown }): boolean => Array.isArray(op.security) && op.security.length > 0;
+
 export interface Violation { readonly op: string; readonly status: number; readonly problem: string; readonly request: string }
 
 /** Checks answers against the document: documented status, and the documented schema for JSON bodies. */

@@ -1,27 +1,34 @@
-import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
+import { readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { Ajv, type ValidateFunction } from 'ajv';
 import addFormats from 'ajv-formats';
-import { authenticationSchema } from './authentication.schema.js';
-import { feedSchema } from './feed.schema.js';
-import { linkSchema } from './link.schema.js';
-import { metadataSchema } from './metadata.schema.js';
-import { publicationSchema } from './publication.schema.js';
 
 /**
- * Checks OPDS 2.0 documents against the schemas in this folder (written from the OPDS 2.0 draft,
- * the Readium Web Publication Manifest and Authentication for OPDS 1.0), then the rules of those
+ * Checks OPDS 2.0 documents against the official JSON Schemas pinned in ./schema (OPDS 2.0 from
+ * opds-community/specs, link properties and Authentication for OPDS from opds-community/drafts, the
+ * Readium Web Publication Manifest they build on; see schema/SOURCES.md), then the rules of those
  * texts a schema cannot state.
  */
 export const OPDS2_FEED = 'application/opds+json';
 export const OPDS2_PUBLICATION = 'application/opds-publication+json';
 export const OPDS_AUTHENTICATION = 'application/opds-authentication+json';
 
-const ajv = new Ajv2020({ allErrors: true, strict: true, strictRequired: false });
+const SCHEMA_DIR = fileURLToPath(new URL('./schema/', import.meta.url));
+const schemaFiles = (dir: string): string[] =>
+  readdirSync(dir).flatMap((name) => {
+    const path = join(dir, name);
+    return statSync(path).isDirectory() ? schemaFiles(path) : name.endsWith('.schema.json') ? [path] : [];
+  });
+
+const ajv = new Ajv({ allErrors: true, strict: false });
 addFormats.default(ajv);
-ajv.addSchema(linkSchema).addSchema(metadataSchema).addSchema(publicationSchema);
+for (const file of schemaFiles(SCHEMA_DIR)) ajv.addSchema(JSON.parse(readFileSync(file, 'utf8')) as object);
+const schema = (id: string) => ajv.getSchema(id) as ValidateFunction;
 const validators = {
-  feed: ajv.compile(feedSchema),
-  publication: ajv.getSchema(publicationSchema.$id) as ValidateFunction,
-  authentication: ajv.compile(authenticationSchema),
+  feed: schema('https://specs.opds.io/schema/feed.schema.json'),
+  publication: schema('https://specs.opds.io/schema/publication.schema.json'),
+  authentication: schema('https://drafts.opds.io/schema/authentication.schema.json'),
 };
 
 type Json = Record<string, unknown>;

@@ -97,14 +97,14 @@ describe('EPUB', () => {
 });
 
 describe('PDF', () => {
-  it('reads the Info dictionary', async () => {
+  it('reads the Info dictionary as calibre does: names split on & and "and" (not ;), keywords on commas, no date without XMP', async () => {
     const book = await read(
       buildPdf({
         info: {
           Title: 'Структура и интерпретация',
           Author: 'Harold Abelson; Gerald Jay Sussman & Julie Sussman and Someone Else',
           Subject: 'About programs',
-          Keywords: 'lisp, scheme; programming',
+          Keywords: 'lisp, scheme; programming, 978-0-262-51087-5',
           CreationDate: 'D:19960725120000Z',
         },
       }),
@@ -114,10 +114,10 @@ describe('PDF', () => {
       format: 'pdf',
       metadata: {
         title: 'Структура и интерпретация',
-        authors: ['Harold Abelson', 'Gerald Jay Sussman', 'Julie Sussman', 'Someone Else'],
+        authors: ['Harold Abelson; Gerald Jay Sussman', 'Julie Sussman', 'Someone Else'],
         description: 'About programs',
-        tags: ['lisp', 'scheme', 'programming'],
-        published: '1996-07-25',
+        tags: ['lisp', 'scheme; programming'],
+        isbn: '9780262510875',
       },
       cover: null,
     });

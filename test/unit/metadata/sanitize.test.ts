@@ -19,13 +19,21 @@ describe('metadata sanitising (UP-11)', () => {
     ['2019-04', '2019-04'],
     ['2019-04-01T10:00:00Z', '2019-04-01'],
     ['D:20190401120000+02', '2019-04-01'],
+    ['2015-04-27T00:00:00+02:00', '2015-04-26'],
+    ["D:20200101003000+01'00'", '2019-12-31'],
+    ['2019-04-01T23:30:00-05:00', '2019-04-02'],
+    ['0101-01-01T00:00:00+00:00', null],
+    ['0100-06-01', null],
+    ['0102-01-01', '0102-01-01'],
     ['2019-02-30', '2019-02'],
     ['2019-13-01', '2019'],
     ['April 2019', null],
   ])('normaliseDate(%j) = %j', (input, expected) => expect(normaliseDate(input)).toBe(expected));
 
-  it('splits authors on ; & and " and " but not inside names', () => {
-    expect(splitAuthors('A. Anderson; B & C and D Sand')).toEqual(['A. Anderson', 'B', 'C', 'D Sand']);
+  it('splits authors as calibre does: on &, " and ", " with " (not ;, not inside names), && is a literal &', () => {
+    expect(splitAuthors('A. Anderson; B & C and D Sand')).toEqual(['A. Anderson; B', 'C', 'D Sand']);
+    expect(splitAuthors('Ann Rand, and Sandy Andrews with Bo')).toEqual(['Ann Rand', 'Sandy Andrews', 'Bo']);
+    expect(splitAuthors('Simon && Schuster')).toEqual(['Simon & Schuster']);
   });
 
   it('removes controls, bidi overrides and lone surrogates, collapses spaces and caps length', () => {
@@ -39,11 +47,11 @@ describe('metadata sanitising (UP-11)', () => {
     expect(htmlToText('&lt;script&gt;alert(1)&lt;/script&gt;&lt;p&gt;Safe &amp;amp; sound&lt;/p&gt;')).toBe(' \nSafe & sound\n'); // trimmed later by cleanText
   });
 
-  it('caps lists, drops duplicates and non-strings, and keeps a series index only with a series', () => {
+  it('caps lists, drops duplicates and non-strings, and keeps a series index only with a series (number 1 when the file gives none)', () => {
     const many = Array.from({ length: 500 }, (_, i) => `tag ${i}`);
     const out = finishMetadata({ authors: ['A', 'a', 42, null, 'B'], tags: many, seriesIndex: '3', language: 'en_US' });
     expect(out).toEqual({ authors: ['A', 'B'], tags: many.slice(0, 100), language: 'en-US' });
-    expect(finishMetadata({ series: 'S', seriesIndex: 'NaN' })).toEqual({ series: 'S' });
+    expect(finishMetadata({ series: 'S', seriesIndex: 'NaN' })).toEqual({ series: 'S', seriesIndex: 1 });
   });
 });
 

@@ -47,6 +47,22 @@ describe('DeleteUser', () => {
     expect(await w.store.syncDocuments.get(other.id, position.document)).toMatchObject({ progress: '12' });
   });
 
+  it("deletes the account's Kobo devices with what they archived, and no one else's", async () => {
+    const { user } = await w.storeUser();
+    const { user: other } = await w.storeUser();
+    const device = (ownerId: string, id: string) => ({
+      id, ownerId, name: 'Kobo', lookup: `lookup-${id}`, shelfIds: [], ownerTokenVersion: 0, lastUsedAt: null, createdAt: new Date(0),
+    });
+    await w.store.koboDevices.create(device(user.id, 'k1'));
+    await w.store.koboDevices.create(device(other.id, 'k2'));
+    await w.store.koboDevices.archive('k1', 'some-book');
+    await w.deleteUser.execute(admin, user.id);
+    expect(await w.store.koboDevices.findByLookup('lookup-k1')).toBeNull();
+    expect((await w.store.koboDevices.listByOwner(user.id, { page: 1, pageSize: 10 })).total).toBe(0);
+    expect(await w.store.koboDevices.archivedAmong('k1', ['some-book'])).toEqual(new Set());
+    expect(await w.store.koboDevices.findByLookup('lookup-k2')).toMatchObject({ id: 'k2', ownerId: other.id });
+  });
+
   it('refuses to delete the last active admin with last_admin, but deletes an admin who has a peer', async () => {
     const { user: first } = await w.storeUser({ roles: ['admin'] });
     expect(await errorOf(w.deleteUser.execute(admin, first.id))).toMatchObject({ kind: 'conflict', code: 'last_admin' });

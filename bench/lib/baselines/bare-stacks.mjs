@@ -1,0 +1,50 @@
+// Baseline for bench/bare.ts: node:http + better-sqlite3 running Stacks' own SQL (its SQLite book
+// repository, compiled in dist/) on Stacks' database file, answering GET /api/books (q, author, tag,
+// format, sort, page, page_size) and GET /api/books/{id} with the bodies Stacks answers (its book presenter;
+// the list envelope is written out here so the baseline does not load zod, and bench/bare.ts checks every
+// body byte-identical). No authentication, validation, logging, limits or security headers. Env: DATA_DIR, PORT.
+import { createServer } from 'node:http';
+import { presentBook } from '../../../dist/adapters/http/presenters/book-presenter.js';
+import { SqliteBookRepository } from '../../../dist/adapters/sqlite/sqlite-book-repository.js';
+import { openSqliteDatabase } from '../../../dist/adapters/sqlite/sqlite-database.js';
+import { pageOf } from '../../../dist/domain/page.js';
+
+const db = openSqliteDatabase(process.env.DATA_DIR);
+const books = new SqliteBookRepository(db);
+const BOOK = /^\/api\/books\/([^/?]+)$/;
+
+function send(res, status, value) {
+  const body = JSON.stringify(value);
+  res.writeHead(status, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(body) });
+  res.end(body);
+}
+
+async function list(url) {
+  const p = url.searchParams;
+  const sort = p.get('sort') ?? '-added';
+  const query = {
+    q: p.get('q')?.trim() || undefined,
+    author: p.get('author') ?? undefined,
+    tag: p.get('tag') ?? undefined,
+    format: p.get('format') ?? undefined,
+    sort: { field: sort.replace(/^-/, ''), descending: sort.startsWith('-') },
+    page: Number(p.get('page') ?? 1),
+    pageSize: Number(p.get('page_size') ?? 20),
+  };
+  const { items, total } = await books.search(query);
+  const page = pageOf(items, total, query);
+  return { items: page.items.map(presentBook), total: page.total, page: page.page, page_size: page.pageSize, total_pages: page.totalPages };
+}
+
+const server = createServer((req, res) => {
+  const url = new URL(req.url, 'http://bare');
+  const answer = url.pathname === '/api/books' ? list(url)
+    : BOOK.test(url.pathname) ? books.findById(decodeURIComponent(BOOK.exec(url.pathname)[1])).then((book) => book && presentBook(book))
+      : Promise.resolve(url.pathname === '/readyz' ? { status: 'ready' } : null);
+  answer.then((body) => send(res, body ? 200 : 404, body ?? { code: 'not_found' }), (error) => send(res, 500, { message: String(error) }));
+});
+server.listen(Number(process.env.PORT), '127.0.0.1');
+process.on('SIGTERM', () => server.close(() => {
+  db.close();
+  process.exit(0);
+}));

@@ -1,0 +1,61 @@
+import { actorFor, type Actor } from '../../domain/actor.js';
+import { addressBucket } from '../../domain/client-address.js';
+import { invalidToken, permissionDenied, rateLimited } from '../../domain/error-catalogue.js';
+import { KOBO_DEVICE_TOUCH_INTERVAL_MS, koboDeviceWorksFor, koboTouchDue, type KoboDevice } from '../../domain/kobo-device.js';
+import type { ThrottlePolicy } from '../../domain/login-throttle.js';
+import { canReadBooks } from '../../domain/policies.js';
+import type { User } from '../../domain/user.js';
+import type { Clock, KoboDeviceRepository, LoginThrottleRepository, SecretGenerator, UserRepository } from '../ports.js';
+
+/** A Kobo request's device: its owner acting (with the owner's current permissions) and the device as stored. */
+export interface KoboSession {
+  readonly actor: Actor;
+  readonly user: User;
+  readonly device: KoboDevice;
+}
+
+/** What a Kobo request presents: the secret of its sync URL, where it comes from, and the e-reader's own id (`x-kobo-deviceid`). */
+export interface KoboCredentials {
+  readonly secret: string;
+  readonly clientAddress: string;
+  readonly hardwareId: string | null;
+}
+
+const SECRET = /^[A-Za-z0-9_-]{43}$/;
+const HARDWARE_ID = /^[A-Za-z0-9_-]{1,100}$/;
+
+/**
+ * Turns a sync URL secret into its device and owner. Each attempt is reserved, before any lookup, under
+ * the client address (the address policy, as API keys are) and under the e-reader's hardware id when it
+ * sends one (the account policy): a burst of guesses lets at most those limits reach the lookup, and a
+ * working secret gives its attempts back (using a valid URL is not an attempt). A deleted device, or an
+ * owner disabled, deleted or whose password changed since: 401. An owner without books:read: 403.
+ */
+export class AuthenticateKoboDevice {
+  constructor(
+    private readonly devices: KoboDeviceRepository,
+    private readonly users: UserRepository,
+    private readonly secrets: SecretGenerator,
+    private readonly throttle: LoginThrottleRepository,
+    private readonly clock: Clock,
+    private readonly policies: { readonly address: ThrottlePolicy; readonly device: ThrottlePolicy },
+  ) {}
+
+  async execute(credentials: KoboCredentials): Promise<KoboSession> {
+    const reserved: Array<[string, ThrottlePolicy]> = [[`kobo-address:${addressBucket(credentials.clientAddress)}`, this.policies.address]];
+    if (credentials.hardwareId && HARDWARE_ID.test(credentials.hardwareId)) reserved.push([`kobo-device:${credentials.hardwareId}`, this.policies.device]);
+    for (const [key, policy] of reserved) {
+      const waitMs = await this.throttle.reserve(key, this.clock.now(), policy);
+      if (waitMs > 0) throw rateLimited(Math.ceil(waitMs / 1000));
+    }
+    const device = SECRET.test(credentials.secret) ? await this.devices.findByLookup(this.secrets.digest(credentials.secret)) : null;
+    const user = device ? await this.users.findById(device.ownerId) : null;
+    if (!device || !user || !koboDeviceWorksFor(device, user)) throw invalidToken();
+    const now = this.clock.now();
+    for (const [key, policy] of reserved) await this.throttle.release(key, now, policy);
+    if (koboTouchDue(device, now)) await this.devices.touchLastUsed(device.id, now, KOBO_DEVICE_TOUCH_INTERVAL_MS);
+    const actor = actorFor(user, { kind: 'kobo', deviceId: device.id, lookup: device.lookup });
+    if (!canReadBooks(actor)) throw permissionDenied();
+    return { actor, user, device };
+  }
+}
