@@ -92,7 +92,7 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
         getBook: di.resolve(GetBook), getProgress: di.resolve(GetProgress), updateProgress: di.resolve(UpdateProgress), archive: di.resolve(ArchiveKoboBook),
         file: di.resolve(GetKoboBookFile), cover: di.resolve(GetKoboCover), saveTag: di.resolve(SaveKoboTag), updateShelf: di.resolve(UpdateShelf),
         deleteShelf: di.resolve(DeleteShelf), addBook: di.resolve(AddBookToShelf), removeBook: di.resolve(RemoveBookFromShelf),
-        store: config.kobo.storeForwarding ? new KoboStore(config.kobo.storeUrl) : null, clock, log: logger, baseUrlOf: publicBase,
+        store: config.kobo.storeForwarding ? new KoboStore(config.kobo.storeUrl) : null, clock, baseUrlOf: publicBase,
       }),
       checksSecrets: true,
     }],

@@ -82,14 +82,14 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
     { name: 'change feed reconciled', run: () => c.resolve(BackfillChangeFeed).execute() },
   ]));
 
-  singleton(CreateKoboDevice, (p) => new CreateKoboDevice(p.KoboDeviceRepository, p.UserRepository, p.ShelfRepository, p.SecretGenerator, p.Clock, p.IdGenerator));
+  singleton(CreateKoboDevice, (p, c) => new CreateKoboDevice(p.KoboDeviceRepository, p.ShelfRepository, p.SecretGenerator, p.Clock, p.IdGenerator, c.resolve(Authority)));
   singleton(ListKoboDevices, (p) => new ListKoboDevices(p.KoboDeviceRepository));
-  singleton(RevokeKoboDevice, (p) => new RevokeKoboDevice(p.KoboDeviceRepository));
-  singleton(AuthenticateKoboDevice, (p) => new AuthenticateKoboDevice(p.KoboDeviceRepository, p.UserRepository, p.SecretGenerator,
-    p.LoginThrottleRepository, p.Clock, { address: loginPolicies.address, device: loginPolicies.account }));
+  singleton(RevokeKoboDevice, (p, c) => new RevokeKoboDevice(p.KoboDeviceRepository, c.resolve(Authority)));
+  singleton(AuthenticateKoboDevice, (p, c) => new AuthenticateKoboDevice(p.KoboDeviceRepository, p.UserRepository, p.SecretGenerator,
+    p.LoginThrottleRepository, p.Clock, { address: loginPolicies.address, device: loginPolicies.account }, c.resolve(AuthEvents)));
   singleton(SyncKoboLibrary, (p) => new SyncKoboLibrary(p.ChangeFeedRepository, p.BookRepository, p.ShelfRepository, p.ProgressRepository,
     p.KoboDeviceRepository, p.Clock, KOBO_SYNC_PAGE_SIZE));
-  singleton(ArchiveKoboBook, (p) => new ArchiveKoboBook(p.BookRepository, p.KoboDeviceRepository));
+  singleton(ArchiveKoboBook, (p, c) => new ArchiveKoboBook(p.BookRepository, p.KoboDeviceRepository, c.resolve(Authority)));
   singleton(SaveKoboTag, (p, c) => new SaveKoboTag(p.ShelfRepository, c.resolve(CreateShelf), c.resolve(AddBookToShelf)));
   singleton(GetKoboBookFile, (p) => new GetKoboBookFile(p.BookRepository, p.BlobStore, p.UploadStaging, p.KepubConverter, p.Logger));
   singleton(GetKoboCover, (p) => new GetKoboCover(p.BookRepository, p.BlobStore, p.CoverResizer));

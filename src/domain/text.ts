@@ -17,6 +17,28 @@ export const isCleanText = (text: string): boolean => !TEXT_CONTROL.test(text);
 /** Whether text is acceptable as a name. */
 export const isCleanName = (text: string): boolean => !NAME_CONTROL.test(text);
 
+/** One string in a parsed value that breaks the text rule: where it is, and why. */
+export interface TextIssue {
+  readonly field: string;
+  readonly message: string;
+}
+
+/**
+ * The shared text rule, applied to every parsed body, query and path (adapters/http route.ts `parse`),
+ * to the upload's text parts and to the Kobo adapter's JSON bodies: every string anywhere in the value,
+ * keys included, refuses NUL, C0 controls other than tab, line feed and carriage return, DEL and C1 controls.
+ */
+export function controlCharacterIssues(value: unknown, path: readonly string[] = []): TextIssue[] {
+  const field = path.join('.') || '(root)';
+  if (typeof value === 'string') return isCleanText(value) ? [] : [{ field, message: TEXT_CONTROL_MESSAGE }];
+  if (Array.isArray(value)) return value.flatMap((item, i) => controlCharacterIssues(item, [...path, String(i)]));
+  if (value === null || typeof value !== 'object' || value instanceof Date) return [];
+  return Object.entries(value).flatMap(([key, item]) => [
+    ...(isCleanText(key) ? [] : [{ field: [...path, key].join('.'), message: TEXT_CONTROL_MESSAGE }]),
+    ...controlCharacterIssues(item, [...path, key]),
+  ]);
+}
+
 // eslint-disable-next-line no-control-regex
 const UNPRINTABLE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069\\]/g;
 

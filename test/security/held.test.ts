@@ -5,7 +5,7 @@ import type { Server } from 'node:http';
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadSqliteDriver } from '../../src/adapters/sqlite/sqlite-driver.js';
-import { Authenticate, AuthenticateSyncUser } from '../../src/index.js';
+import { Authenticate, AuthenticateKoboDevice, AuthenticateSyncUser } from '../../src/index.js';
 import type { UserRepository } from '../../src/application/ports.js';
 import { httpDepsFrom } from '../../src/bootstrap/http.js';
 import { PORTS } from '../../src/bootstrap/tokens.js';
@@ -54,6 +54,7 @@ interface HeldCase {
 const CASES: Readonly<Record<string, HeldCase>> = {
   'put /api/auth/password': { readerMay: true, body: () => ({ current_password: PW, new_password: 'another long passphrase' }) },
   'post /api/auth/keys': { body: () => ({ name: 'held key', permissions: ['books:write'] }) },
+  'post /api/auth/kobo': { readerMay: true, body: () => ({ name: 'Held Kobo' }) },
   'patch /api/users/{id}': { admin: true, path: (s) => `/api/users/${s.writer.user.id}`, body: () => ({ roles: ['admin'], disabled: false }) },
   'post /api/books': { byKey: true },
   'patch /api/books/{id}': { byKey: true, path: (s) => `/api/books/${s.bookId}`, body: () => ({ title: 'Held title' }) },
@@ -165,6 +166,7 @@ beforeAll(async () => {
   t = await startTestApp({ DATABASE_URL: '', DATA_DIR: dataDir, RATE_LIMIT_PER_MINUTE: '0', REGISTER_LIMIT_PER_HOUR: '0' }, { loginPolicies: WORLD_LOGIN_POLICIES });
   observe(t.container.di.resolve(Authenticate), (token: string | undefined) => token ?? '');
   observe(t.container.di.resolve(AuthenticateSyncUser), (credentials: { keyMd5: string }, _address: string) => credentials.keyMd5);
+  observe(t.container.di.resolve(AuthenticateKoboDevice), (credentials: { secret: string }) => credentials.secret);
   ({ server, url } = await listen(t));
   root = await registerUser(t.app, 'heldroot', PW);
 }, 60_000);
@@ -222,6 +224,47 @@ describe('held bodies: authority judged when the write commits', () => {
         const committed = (await snapshot()) !== before;
         tried.push({ id, committed });
         expect({ status: answer.status, committed }, JSON.stringify(answer.body)).toEqual({ status: c.keyOnly ? 401 : change.status, committed: false });
+      }, 30_000);
+    }
+  }
+});
+
+/** The Kobo store API writes through its sync URL: each held while the URL stops working. */
+const KOBO_WRITES: Readonly<Record<string, { method: string; path: (s: Scene) => string; body: (s: Scene) => object }>> = {
+  'PUT {url}/v1/library/{id}/state': {
+    method: 'PUT', path: (s) => `/v1/library/${s.bookId}/state`,
+    body: () => ({ ReadingStates: [{ CurrentBookmark: { ProgressPercent: 70 }, StatusInfo: { Status: 'Reading' } }] }),
+  },
+  'POST {url}/v1/library/tags': { method: 'POST', path: () => '/v1/library/tags', body: (s) => ({ Name: 'Held tag', Items: [{ Type: 'ProductRevisionTagItem', RevisionId: s.bookId }] }) },
+  'PUT {url}/v1/library/tags/{id}': { method: 'PUT', path: (s) => `/v1/library/tags/${s.shelfId}`, body: () => ({ Name: 'Held rename' }) },
+  'POST {url}/v1/library/tags/{id}/items/delete': {
+    method: 'POST', path: (s) => `/v1/library/tags/${s.shelfId}/items/delete`, body: (s) => ({ Items: [{ Type: 'ProductRevisionTagItem', RevisionId: s.bookId }] }),
+  },
+};
+
+const KOBO_CHANGES: ReadonlyArray<{ name: string; apply(s: Scene, deviceId: string): Promise<unknown> }> = [
+  { name: 'its device was removed', apply: (s, deviceId) => api().delete(`/api/auth/kobo/${deviceId}`).set(bearer(s.second.token)).expect(204) },
+  { name: "its owner's password changed", apply: (s) => CHANGES[1]!.apply(s, {}) },
+  { name: 'an admin disabled its owner', apply: (s) => admin('patch', s, { disabled: true }) },
+];
+
+describe('held Kobo bodies: a sync URL that stops working while the body arrives writes nothing', () => {
+  for (const [routeId, w] of Object.entries(KOBO_WRITES)) {
+    for (const change of KOBO_CHANGES) {
+      const id = `${routeId} through a Kobo sync URL, held while ${change.name}`;
+      it(`${id}: 401, nothing written`, async () => {
+        const s = await scene({});
+        const device = await api().post('/api/auth/kobo').set(bearer(s.writer.token)).send({ name: 'Held reader' }).expect(201);
+        const secret = String(device.body.url).split('/kobo/')[1]!;
+        const letIn = authenticationOf(secret);
+        const held = await holdRequest(url, w.method, `/kobo/${secret}${w.path(s)}`, { 'Content-Type': 'application/json' }, Buffer.from(JSON.stringify(w.body(s))));
+        await letIn;
+        await change.apply(s, device.body.id);
+        const before = await snapshot();
+        const answer = await held.finish();
+        const committed = (await snapshot()) !== before;
+        tried.push({ id, committed });
+        expect({ status: answer.status, committed }, JSON.stringify(answer.body)).toEqual({ status: 401, committed: false });
       }, 30_000);
     }
   }

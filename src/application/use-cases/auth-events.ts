@@ -2,7 +2,7 @@ import { usernameKey } from '../../domain/user.js';
 import type { ActivityLog, SecretGenerator } from '../ports.js';
 
 /** Which secret was checked. */
-export type AuthMethod = 'password' | 'opds_password' | 'api_key' | 'opds_key' | 'koreader_key' | 'current_password' | 'sso';
+export type AuthMethod = 'password' | 'opds_password' | 'api_key' | 'opds_key' | 'koreader_key' | 'kobo_url' | 'current_password' | 'sso';
 
 /** Whose secret it was: the account when one is known, else what was typed as the login (kept only as a keyed tag). */
 export type AuthSubject = { readonly userId: string } | { readonly login: string } | null;

@@ -6,6 +6,7 @@ import type { ThrottlePolicy } from '../../domain/login-throttle.js';
 import { canReadBooks } from '../../domain/policies.js';
 import type { User } from '../../domain/user.js';
 import type { Clock, KoboDeviceRepository, LoginThrottleRepository, SecretGenerator, UserRepository } from '../ports.js';
+import type { AuthEvents } from './auth-events.js';
 
 /** A Kobo request's device: its owner acting (with the owner's current permissions) and the device as stored. */
 export interface KoboSession {
@@ -39,9 +40,23 @@ export class AuthenticateKoboDevice {
     private readonly throttle: LoginThrottleRepository,
     private readonly clock: Clock,
     private readonly policies: { readonly address: ThrottlePolicy; readonly device: ThrottlePolicy },
+    private readonly events: AuthEvents,
   ) {}
 
+  /** One auth event per check (method `kobo_url`): the owner's id when the device is known, never the secret. */
   async execute(credentials: KoboCredentials): Promise<KoboSession> {
+    let ownerId: string | null = null;
+    try {
+      const session = await this.check(credentials, (id) => (ownerId = id));
+      this.events.succeeded('kobo_url', session.user.id, credentials.clientAddress);
+      return session;
+    } catch (error) {
+      this.events.failed('kobo_url', ownerId === null ? null : { userId: ownerId }, credentials.clientAddress, error);
+      throw error;
+    }
+  }
+
+  private async check(credentials: KoboCredentials, found: (ownerId: string) => void): Promise<KoboSession> {
     const reserved: Array<[string, ThrottlePolicy]> = [[`kobo-address:${addressBucket(credentials.clientAddress)}`, this.policies.address]];
     if (credentials.hardwareId && HARDWARE_ID.test(credentials.hardwareId)) reserved.push([`kobo-device:${credentials.hardwareId}`, this.policies.device]);
     for (const [key, policy] of reserved) {
@@ -49,6 +64,7 @@ export class AuthenticateKoboDevice {
       if (waitMs > 0) throw rateLimited(Math.ceil(waitMs / 1000));
     }
     const device = SECRET.test(credentials.secret) ? await this.devices.findByLookup(this.secrets.digest(credentials.secret)) : null;
+    if (device) found(device.ownerId);
     const user = device ? await this.users.findById(device.ownerId) : null;
     if (!device || !user || !koboDeviceWorksFor(device, user)) throw invalidToken();
     const now = this.clock.now();
