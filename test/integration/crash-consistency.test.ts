@@ -42,6 +42,9 @@ describe('crash consistency (SIGKILL during concurrent writes)', () => {
       await server.kill();
       await ageStorage(dataDir, 2 * STORAGE_SWEEP_GRACE_MS);
       const restarted = await startStacksOn({ dataDir, jwtSecret: randomBytes(48).toString('base64url'), source: 'src' });
+      // Housekeeping runs after listening: wait for its sweep (however slow the machine), then stop.
+      const swept = async () => (await readdir(join(dataDir, 'books'))).length === 1 && (await readdir(join(dataDir, 'tmp'))).length === 0;
+      while (!(await swept())) await new Promise((resolve) => setTimeout(resolve, 100));
       await restarted.stop();
       expect((await readdir(join(dataDir, 'books'))).sort()).toEqual([`${upload.body.id}.book`]);
       expect(await readdir(join(dataDir, 'tmp'))).toEqual([]);

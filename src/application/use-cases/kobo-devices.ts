@@ -48,7 +48,7 @@ export class CreateKoboDevice {
     }
     if (!isCleanName(name)) throw invalidInput('The device name is invalid.', [{ field: 'name', message: NAME_CONTROL_MESSAGE }]);
     const shelfIds = [...(input.shelfIds ?? [])];
-    await this.checkShelves(actor, shelfIds);
+    // Decided with the account as it is now (the body may have been held while a password changed).
     const { actor: confirmed, user: owner } = await this.authority.confirm(actor);
     if (!owner || actsThroughKey(confirmed)) throw permissionDenied();
     await this.checkShelves(confirmed, shelfIds);
