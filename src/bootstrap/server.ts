@@ -29,7 +29,7 @@ export async function startStacks(config: Config, logger: Logger): Promise<Runni
   };
   try {
     await prepare(container, config, logger);
-    const server = createHttpServer(createApp(httpDepsFrom(container)));
+    const server = createHttpServer(createApp(httpDepsFrom(container)), { trustProxy: config.trustProxy, maxConnectionsPerAddress: config.maxConnectionsPerAddress });
     const port = await listen(server, config.port, config.host);
     return { server, port, housekeeping: schedule.start(), close };
   } catch (error) {
