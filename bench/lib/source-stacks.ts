@@ -40,6 +40,7 @@ export async function startStacksOn(options: StacksOnOptions): Promise<StacksPro
       LOG_LEVEL: 'warn',
       // All load comes from loopback: the per-address budgets would only measure themselves.
       RATE_LIMIT_PER_MINUTE: '1000000',
+      MAX_CONNECTIONS_PER_ADDRESS: '100000', // every load generator is on loopback
       REGISTER_LIMIT_PER_HOUR: '1000000',
       WORKERS: '1', // one process unless a bench asks for more (options.env)
       ...options.env,

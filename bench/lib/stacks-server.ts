@@ -72,6 +72,7 @@ export async function startStacks(options: StacksServerOptions = {}): Promise<St
     BCRYPT_COST: '10',
     LOG_LEVEL: 'warn',
     RATE_LIMIT_PER_MINUTE: '1000000',
+    MAX_CONNECTIONS_PER_ADDRESS: '100000', // every load generator is on loopback
     REGISTER_LIMIT_PER_HOUR: '1000000',
     WORKERS: '1', // one process unless a bench asks for more (options.env)
     ...options.env,

@@ -72,13 +72,15 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
   register('SyncDocumentRepository', store.syncDocuments);
   register('OneTimeCodeRepository', store.oneTimeCodes);
   register('ApiKeyRepository', store.apiKeys);
+  register('KnownAddressRepository', store.knownAddresses);
   register('HealthCheck', store.health);
   register('PasswordHasher', hasher);
   register('TokenService', new JwtTokenService({ secret, expiresInSeconds: config.jwtExpiresInSeconds, clock: time, ids }));
   register('UploadStaging', new FsUploadStaging(storageRoot));
   register('BlobStore', 'blobs' in store ? store.blobs : new FsBlobStore(storageRoot)); // GridFS for MongoDB
   register('MetadataReader', reader);
-  register('SecretGenerator', new CryptoSecretGenerator());
+  // Log tags keyed by the JWT secret: every instance tags a mistyped login alike, and none can be read back.
+  register('SecretGenerator', new CryptoSecretGenerator(createHmac('sha256', secret).update('stacks log tags').digest()));
   register('HousekeepingLeases', 'housekeepingLeases' in store ? store.housekeepingLeases : new InProcessLeases()); // one instance at a time on MongoDB
   register('StoreHousekeeping', 'housekeeping' in store ? store.housekeeping : []);
   if (config.oidc) {

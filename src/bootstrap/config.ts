@@ -93,6 +93,7 @@ const envSchema = z
     CORS_ORIGINS: list.pipe(z.array(z.url({ message: 'must be a comma-separated list of origins' }))),
     LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).default('info'),
     TRUST_PROXY: int(0, 0, 10),
+    MAX_CONNECTIONS_PER_ADDRESS: int(64, 1, 1_000_000),
     RATE_LIMIT_PER_MINUTE: int(6000, 0, 1_000_000),
     REGISTER_LIMIT_PER_HOUR: int(30, 0, 1_000_000),
     KOBO_STORE_FORWARDING: bool(false),
@@ -153,6 +154,8 @@ export interface Config {
   readonly corsOrigins: readonly string[];
   readonly logLevel: string;
   readonly trustProxy: number;
+  /** Open connections (behind a proxy: requests in flight) one client address may hold. */
+  readonly maxConnectionsPerAddress: number;
   /** Per-address budgets: requests per minute and registration attempts per hour (0: off). */
   readonly rateLimits: { readonly perMinute: number; readonly registrationsPerHour: number };
   /** Kobo sync: whether what Stacks does not answer goes on to the Kobo store, and where that is. */
@@ -206,6 +209,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
     corsOrigins: e.CORS_ORIGINS.map((o) => new URL(o).origin),
     logLevel: e.LOG_LEVEL,
     trustProxy: e.TRUST_PROXY,
+    maxConnectionsPerAddress: e.MAX_CONNECTIONS_PER_ADDRESS,
     rateLimits: { perMinute: e.RATE_LIMIT_PER_MINUTE, registrationsPerHour: e.REGISTER_LIMIT_PER_HOUR },
     kobo: { storeForwarding: e.KOBO_STORE_FORWARDING, storeUrl: e.KOBO_STORE_URL.replace(/\/+$/, '') },
     workers: store.kind === 'memory' ? 1 : e.WORKERS || availableParallelism(),

@@ -16,11 +16,11 @@ import { shelfRoutes } from '../adapters/http/shelves.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
 import {
   AddBookToShelf, ArchiveKoboBook, AuthenticateKoboDevice, CreateKoboDevice, GetKoboBookFile, GetKoboCover, ListKoboDevices, RevokeKoboDevice,
-  SaveKoboTag, SyncKoboLibrary, Authenticate, AuthenticateApiKey, AuthenticateSyncUser, ChangePassword, CompleteOidcLogin, CreateApiKey,
+  SaveKoboTag, SyncKoboLibrary, Authenticate, AuthenticateSyncUser, ChangePassword, CompleteOidcLogin, CreateApiKey,
   CreateShelf, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetBook, GetBookCover, GetBookFile,
   GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers,
   LoginUser, Logout, PullSyncProgress, PushSyncProgress, RegisterUser, RemoveBookFromShelf, RevokeApiKey, StartOidcLink,
-  StartOidcLogin, UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
+  StartOidcLogin, UnlinkOidc, UnlinkUserOidc, UnlockUser, UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { StacksContainer } from './container.js';
 import { loadedOnFirstRequest } from './deferred-adapters.js';
@@ -45,7 +45,10 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
   };
   return {
     logger,
-    settings: { publicUrl: config.publicUrl, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, rateLimits },
+    settings: {
+      publicUrl: config.publicUrl, corsOrigins: config.corsOrigins, trustProxy: config.trustProxy, rateLimits,
+      maxConnectionsPerAddress: config.maxConnectionsPerAddress,
+    },
     authenticate: di.resolve(Authenticate),
     routes: [
       ...healthRoutes(health),
@@ -54,7 +57,10 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
       }),
       ...apiKeyRoutes({ create: di.resolve(CreateApiKey), list: di.resolve(ListApiKeys), revoke: di.resolve(RevokeApiKey) }),
       ...koboDeviceRoutes({ create: di.resolve(CreateKoboDevice), list: di.resolve(ListKoboDevices), revoke: di.resolve(RevokeKoboDevice), baseUrlOf: publicBase }),
-      ...userRoutes({ list: di.resolve(ListUsers), get: di.resolve(GetUser), update: di.resolve(UpdateUser), remove: di.resolve(DeleteUser), roles: di.resolve(ListRoles) }),
+      ...userRoutes({
+        list: di.resolve(ListUsers), get: di.resolve(GetUser), update: di.resolve(UpdateUser), remove: di.resolve(DeleteUser), roles: di.resolve(ListRoles),
+        unlock: di.resolve(UnlockUser), unlinkSso: di.resolve(UnlinkUserOidc),
+      }),
       ...bookRoutes({
         upload: di.resolve(UploadBook), list: di.resolve(ListBooks), get: di.resolve(GetBook), update: di.resolve(UpdateBook), remove: di.resolve(DeleteBook),
         file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover), maxUploadBytes: config.maxUploadBytes,
@@ -64,18 +70,18 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
         list: di.resolve(ListShelves), create: di.resolve(CreateShelf), get: di.resolve(GetShelf), update: di.resolve(UpdateShelf), remove: di.resolve(DeleteShelf),
         listBooks: di.resolve(ListShelfBooks), addBook: di.resolve(AddBookToShelf), removeBook: di.resolve(RemoveBookFromShelf),
       }),
-      // Without OIDC_ISSUER the four paths answer 404 `oidc_disabled` and stay documented.
-      ...oidcRoutes({ flow: oidcFlow, logger }),
+      // Without OIDC_ISSUER the four sign-in and link paths answer 404 `oidc_disabled` and stay documented; unlinking still works.
+      ...oidcRoutes({ flow: oidcFlow, unlink: di.resolve(UnlinkOidc), logger }),
     ],
     // The OPDS catalog's modules load at its first request.
     extraRouters: [{ path: '/opds', router: loadedOnFirstRequest(async () => (await import('../adapters/opds/opds-router.js')).opdsRouter({
-      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), apiKeys: di.resolve(AuthenticateApiKey),
+      login: di.resolve(LoginUser), authenticate: di.resolve(Authenticate), 
       baseUrlOf: publicBase,
       listBooks: di.resolve(ListBooks), getBook: di.resolve(GetBook), file: di.resolve(GetBookFile), cover: di.resolve(GetBookCover),
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
     })), checksSecrets: true }, {
       path: '/kosync',
-      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), log: logger, logger }),
+      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), logger }),
       errors: kosyncErrors(logger),
       answersEverything: true,
       checksSecrets: true,
@@ -86,7 +92,7 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
         getBook: di.resolve(GetBook), getProgress: di.resolve(GetProgress), updateProgress: di.resolve(UpdateProgress), archive: di.resolve(ArchiveKoboBook),
         file: di.resolve(GetKoboBookFile), cover: di.resolve(GetKoboCover), saveTag: di.resolve(SaveKoboTag), updateShelf: di.resolve(UpdateShelf),
         deleteShelf: di.resolve(DeleteShelf), addBook: di.resolve(AddBookToShelf), removeBook: di.resolve(RemoveBookFromShelf),
-        store: config.kobo.storeForwarding ? new KoboStore(config.kobo.storeUrl) : null, clock, log: logger, baseUrlOf: publicBase,
+        store: config.kobo.storeForwarding ? new KoboStore(config.kobo.storeUrl) : null, clock, baseUrlOf: publicBase,
       }),
       checksSecrets: true,
     }],

@@ -1,7 +1,7 @@
 import { pino } from 'pino';
 import type { CliIo } from '../adapters/cli/cli-io.js';
 import { runCli } from '../adapters/cli/run-cli.js';
-import { CreateApiKey, CreateUser, FindUserByUsername, ListApiKeys, ResetPassword, RevokeApiKey, UpdateUser, UploadBook } from '../index.js';
+import { CreateApiKey, CreateUser, FindUserByUsername, ListApiKeys, ResetPassword, RevokeApiKey, UnlockUser, UpdateUser, UploadBook } from '../index.js';
 import { ConfigError, loadConfig } from './config.js';
 import { buildContainer, type ContainerOverrides } from './container.js';
 
@@ -22,7 +22,7 @@ export function runStacksCli(argv: readonly string[], env: NodeJS.ProcessEnv, io
     const { di, dispose } = await buildContainer(config, logger, overrides);
     const deps = {
       createUser: di.resolve(CreateUser), findUser: di.resolve(FindUserByUsername), updateUser: di.resolve(UpdateUser),
-      resetPassword: di.resolve(ResetPassword), uploadBook: di.resolve(UploadBook),
+      resetPassword: di.resolve(ResetPassword), unlockUser: di.resolve(UnlockUser), uploadBook: di.resolve(UploadBook),
       createApiKey: di.resolve(CreateApiKey), listApiKeys: di.resolve(ListApiKeys), revokeApiKey: di.resolve(RevokeApiKey),
     };
     return { deps, close: dispose };

@@ -37,7 +37,7 @@ export async function startStacks(config: Config, logger: Logger, options: Start
   };
   try {
     await prepare(container, config, logger);
-    const server = createHttpServer(createApp(httpDepsFrom(container)));
+    const server = createHttpServer(createApp(httpDepsFrom(container)), { trustProxy: config.trustProxy, maxConnectionsPerAddress: config.maxConnectionsPerAddress });
     const port = await listen(server, config.port, config.host);
     if (options.housekeeping === false) return { server, port, housekeeping: Promise.resolve('not-here' as const), close };
     return { server, port, housekeeping: schedule.start(), close };

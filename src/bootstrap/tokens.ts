@@ -23,6 +23,7 @@ export const PORTS = Object.freeze({
   SyncDocumentRepository: token<P.SyncDocumentRepository>('SyncDocumentRepository'),
   OneTimeCodeRepository: token<P.OneTimeCodeRepository>('OneTimeCodeRepository'),
   ApiKeyRepository: token<P.ApiKeyRepository>('ApiKeyRepository'),
+  KnownAddressRepository: token<P.KnownAddressRepository>('KnownAddressRepository'),
   KoboDeviceRepository: token<P.KoboDeviceRepository>('KoboDeviceRepository'),
   ChangeFeedRepository: token<P.ChangeFeedRepository>('ChangeFeedRepository'),
   KepubConverter: token<P.KepubConverter>('KepubConverter'),

@@ -1,18 +1,35 @@
 import type { Permission, RoleName } from './permissions.js';
 import { permissionsOf } from './permissions.js';
 
+/**
+ * How the actor proved who they are, so that a write can confirm, just before it commits, that the
+ * proof still holds (application/use-cases/authority.ts).
+ */
+export type Credential =
+  /** A JWT: its id and the account's token version it was issued under. */
+  | { readonly kind: 'token'; readonly jti: string; readonly tokenVersion: number }
+  /** A personal API key: its id and lookup digest (the key as stored carries its owner's token version). */
+  | { readonly kind: 'key'; readonly keyId: string; readonly lookup: string }
+  /** A Kobo device's sync URL: the device's id and the lookup digest of its secret (the device carries its owner's token version). */
+  | { readonly kind: 'kobo'; readonly deviceId: string; readonly lookup: string }
+  /** The command line: whoever runs it holds the store itself; nothing to confirm. */
+  | { readonly kind: 'operator' };
+
 /** Who is making a request, as read from the store for that request. */
 export interface Actor {
   readonly id: string;
   readonly username: string;
   readonly roles: readonly RoleName[];
   readonly permissions: readonly Permission[];
-  /** Set when the request came with a personal API key: its id (its permissions are the ceiling above). */
-  readonly apiKeyId?: string;
+  readonly credential: Credential;
 }
 
-export function actorFor(user: { id: string; username: string; roles: readonly RoleName[] }): Actor {
-  return { id: user.id, username: user.username, roles: [...user.roles], permissions: permissionsOf(user.roles) };
+/** The operator credential: for the command line (and in-process callers in tests). */
+export const OPERATOR_CREDENTIAL: Credential = Object.freeze({ kind: 'operator' });
+
+/** The user acting with the given proof, with the permissions of the user's roles now. */
+export function actorFor(user: { id: string; username: string; roles: readonly RoleName[] }, credential: Credential): Actor {
+  return { id: user.id, username: user.username, roles: [...user.roles], permissions: permissionsOf(user.roles), credential };
 }
 
 export function isAdmin(actor: Actor): boolean {

@@ -1,6 +1,6 @@
 import type { Actor } from './actor.js';
-import { hasPermission } from './actor.js';
-import type { Permission } from './permissions.js';
+import { actorFor, hasPermission } from './actor.js';
+import type { Permission, RoleName } from './permissions.js';
 import { PERMISSIONS } from './permissions.js';
 import type { User } from './user.js';
 
@@ -56,16 +56,21 @@ export function permissionsNotHeld(owner: Actor, wanted: readonly Permission[]):
 }
 
 /**
- * The owner acting through the key: the key's permissions that the owner still holds now, and the
- * key's id, so that what keys may never do (mint keys, change the password) can be refused.
+ * The owner (as read now, with their current roles) acting through the key: the key's permissions that
+ * the owner still holds, and the key as the credential, so that what keys may never do (manage keys,
+ * change the password, link sign-on) can be refused and a write can confirm the key before it commits.
  */
-export function actorThroughKey(owner: Actor, key: Pick<ApiKey, 'id' | 'permissions'>): Actor {
-  return { ...owner, permissions: canonicalPermissions(key.permissions.filter((p) => hasPermission(owner, p))), apiKeyId: key.id };
+export function actorThroughKey(owner: { id: string; username: string; roles: readonly RoleName[] }, key: Pick<ApiKey, 'id' | 'lookup' | 'permissions'>): Actor {
+  const full = actorFor(owner, { kind: 'key', keyId: key.id, lookup: key.lookup });
+  return { ...full, permissions: canonicalPermissions(key.permissions.filter((p) => hasPermission(full, p))) };
 }
 
-/** Whether the actor is acting through an API key rather than a session. */
+/**
+ * Whether the actor is acting through a secret that is not a session: a personal API key, or a Kobo
+ * device's sync URL. Such an actor never manages keys or devices, changes the password or links sign-on.
+ */
 export function actsThroughKey(actor: Actor): boolean {
-  return actor.apiKeyId !== undefined;
+  return actor.credential.kind === 'key' || actor.credential.kind === 'kobo';
 }
 
 /** Whether the key works for this owner now: not expired, owner enabled, and no revocation of the owner's credentials since it was made. */

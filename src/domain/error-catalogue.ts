@@ -85,9 +85,9 @@ export const registrationClosed = (): PermissionDeniedError => new PermissionDen
 export const kosyncRegistrationClosed = (): PermissionDeniedError => new PermissionDeniedError('kosync_registration_closed',
   'Accounts are made in Stacks. Log in with your Stacks username and a personal API key as the password.');
 
-/** The account signs in through single sign-on and has no password to change. */
-export const passwordNotSet = (): PermissionDeniedError =>
-  new PermissionDeniedError('password_not_set', 'This account signs in through single sign-on and has no password.');
+/** The account signs in through single sign-on and has no password (to change, or to keep as its way in once unlinked). */
+export const passwordNotSet = (): ConflictError =>
+  new ConflictError('password_not_set', 'This account signs in through single sign-on and has no password.');
 
 /** The current password given to change it is wrong. */
 export const invalidCurrentPassword = (): PermissionDeniedError =>

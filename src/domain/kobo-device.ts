@@ -2,8 +2,6 @@ import type { User } from './user.js';
 
 /** The longest device name; names follow the name rules (no control character, tab or line break). */
 export const KOBO_DEVICE_NAME_MAX = 100;
-/** What a device name may hold: no control character (C0 with tab and line breaks, DEL, C1). */
-export const KOBO_DEVICE_NAME_PATTERN = /^[^\x00-\x1f\x7f-\x9f]*$/;
 /** The most shelves one device may be limited to. */
 export const KOBO_DEVICE_SHELVES_MAX = 50;
 /** `last_used_at` is written at most this often per device. */

@@ -25,6 +25,9 @@ export const DEFAULT_LOGIN_POLICIES: { readonly account: ThrottlePolicy; readonl
   address: { maxFailures: 100, windowMs: 24 * 60 * MINUTE, blockMs: 15 * MINUTE, maxBlockMs: 24 * 60 * MINUTE },
 };
 
+/** How long after its last sign-in an address keeps its own budget against its account's lockout (API.md). */
+export const KNOWN_ADDRESS_MS = 30 * 24 * 60 * MINUTE;
+
 /** SSO starts and callbacks per client address: 150 in 15 minutes, then a block of 5 minutes growing to an hour. */
 export const OIDC_ATTEMPT_POLICY: ThrottlePolicy = { maxFailures: 150, windowMs: 15 * MINUTE, blockMs: 5 * MINUTE, maxBlockMs: 60 * MINUTE };
 

@@ -1,6 +1,7 @@
 import { invalidInput } from './error-catalogue.js';
 import type { FieldError, ValidationError } from './errors.js';
 import { SHELF_NAME_MAX } from './shelf.js';
+import { isCleanName, isCleanText, NAME_CONTROL_MESSAGE, TEXT_CONTROL_MESSAGE } from './text.js';
 
 /** A shelf holds at most this many books (a PATCH sends the whole list). */
 export const SHELF_BOOKS_MAX = 10_000;
@@ -44,6 +45,7 @@ export function normalizeShelfName(raw: string): string {
   if (shelfNameKey(name) === '') {
     throw invalidInput('The shelf name is invalid.', [{ field: 'name', message: 'must hold a visible character' }]);
   }
+  if (!isCleanName(name)) throw invalidInput('The shelf name is invalid.', [{ field: 'name', message: NAME_CONTROL_MESSAGE }]);
   return name;
 }
 
@@ -54,6 +56,7 @@ export function normalizeShelfDescription(raw: string | null): string | null {
     const message = `must be at most ${SHELF_DESCRIPTION_MAX} characters`;
     throw invalidInput('The shelf description is invalid.', [{ field: 'description', message }]);
   }
+  if (!isCleanText(description)) throw invalidInput('The shelf description is invalid.', [{ field: 'description', message: TEXT_CONTROL_MESSAGE }]);
   return description === '' ? null : description;
 }
 

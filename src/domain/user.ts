@@ -7,6 +7,11 @@ export interface OidcIdentity {
   readonly subject: string;
 }
 
+/** A single sign-on identity as linked to an account, and since when. */
+export interface LinkedOidcIdentity extends OidcIdentity {
+  readonly linkedAt: Date;
+}
+
 export interface User {
   readonly id: string;
   readonly username: string;
@@ -16,9 +21,9 @@ export interface User {
   readonly passwordHash: string | null;
   readonly roles: readonly RoleName[];
   readonly authProvider: AuthProvider;
-  readonly oidc: OidcIdentity | null;
+  readonly oidc: LinkedOidcIdentity | null;
   readonly disabled: boolean;
-  /** Bumped to revoke every token issued before (password change, disabling). */
+  /** Bumped to revoke every token issued before (password change or reset, disabling, linking or unlinking single sign-on). */
   readonly tokenVersion: number;
   readonly createdAt: Date;
   readonly updatedAt: Date;

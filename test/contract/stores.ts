@@ -8,6 +8,7 @@ import type {
   BookRepository,
   ChangeFeedRepository,
   HealthCheck,
+  KnownAddressRepository,
   KoboDeviceRepository,
   LoginThrottleRepository,
   OneTimeCodeRepository,
@@ -36,6 +37,7 @@ export interface ContractStore {
   readonly progress: ProgressRepository;
   readonly digests: BookDigestRepository;
   readonly syncDocuments: SyncDocumentRepository;
+  readonly knownAddresses: KnownAddressRepository;
   readonly koboDevices: KoboDeviceRepository;
   readonly changes: ChangeFeedRepository;
   readonly health: HealthCheck;

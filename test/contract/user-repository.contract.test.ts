@@ -9,7 +9,7 @@ function userRepositoryContract(factory: StoreFactory): void {
   const users = () => store().users;
 
   it('creates a user and finds it by id, username, e-mail and OIDC identity', async () => {
-    const user = aUser({ oidc: { issuer: 'https://idp.test', subject: 'sub-1' }, roles: ['admin', 'user'] });
+    const user = aUser({ oidc: { issuer: 'https://idp.test', subject: 'sub-1', linkedAt: instant(2) }, roles: ['admin', 'user'] });
     await users().create(user);
     expect(await users().findById(user.id)).toEqual(user);
     expect(await users().findByUsername(user.username)).toEqual(user);
@@ -18,7 +18,7 @@ function userRepositoryContract(factory: StoreFactory): void {
   });
 
   it('returns null for absent users and false when deleting one', async () => {
-    await users().create(aUser({ oidc: { issuer: 'https://idp.test', subject: 's' } }));
+    await users().create(aUser({ oidc: { issuer: 'https://idp.test', subject: 's', linkedAt: instant(2) } }));
     expect(await users().findById('nope')).toBeNull();
     expect(await users().findByUsername('nobody')).toBeNull();
     expect(await users().findByEmail('nobody@example.test')).toBeNull();
@@ -50,11 +50,11 @@ function userRepositoryContract(factory: StoreFactory): void {
   });
 
   itWhere(factory, 'uniqueIndexes')('rejects an OIDC identity linked to another user, but allows many users without one', async () => {
-    const oidc = { issuer: 'https://idp.test', subject: 'abc' };
+    const oidc = { issuer: 'https://idp.test', subject: 'abc', linkedAt: instant(2) };
     await users().create(aUser({ oidc }));
     await users().create(aUser({ oidc: null }));
     await users().create(aUser({ oidc: null }));
-    await users().create(aUser({ oidc: { issuer: 'https://other.test', subject: 'abc' } }));
+    await users().create(aUser({ oidc: { issuer: 'https://other.test', subject: 'abc', linkedAt: instant(2) } }));
     await expect(users().create(aUser({ oidc }))).rejects.toBeInstanceOf(ConflictError);
     expect(await users().count()).toBe(4);
   });
@@ -214,18 +214,19 @@ function userRepositoryContract(factory: StoreFactory): void {
 
   describe('linkOidcIdentity', () => {
     const identity = { issuer: 'https://idp.test', subject: 'sub-link' };
+    const linkedSince = (at: Date) => ({ ...identity, linkedAt: at });
 
-    it('links an identity to an account that has none, changing nothing else', async () => {
+    it('links an identity to an account that has none, since then, and bumps the token version, changing nothing else', async () => {
       const user = aUser({ passwordHash: null, oidc: null, updatedAt: instant(1) });
       await users().create(user);
       const linked = await users().linkOidcIdentity(user.id, identity, instant(50));
-      expect(linked).toEqual({ ...user, oidc: identity, updatedAt: instant(50) });
+      expect(linked).toEqual({ ...user, oidc: linkedSince(instant(50)), tokenVersion: user.tokenVersion + 1, updatedAt: instant(50) });
       expect(await users().findById(user.id)).toEqual(linked);
       expect(await users().findByOidcIdentity(identity.issuer, identity.subject)).toEqual(linked);
     });
 
     it('returns null and changes nothing when the account already has an identity or does not exist', async () => {
-      const user = aUser({ oidc: { issuer: 'https://idp.test', subject: 'sub-own' } });
+      const user = aUser({ oidc: { issuer: 'https://idp.test', subject: 'sub-own', linkedAt: instant(3) } });
       await users().create(user);
       expect(await users().linkOidcIdentity(user.id, identity, instant(50))).toBeNull();
       expect(await users().linkOidcIdentity(user.id, user.oidc!, instant(50))).toBeNull();
@@ -246,7 +247,7 @@ function userRepositoryContract(factory: StoreFactory): void {
     });
 
     itWhere(factory, 'uniqueIndexes')('refuses an identity that another account holds, changing neither', async () => {
-      const holder = aUser({ oidc: identity });
+      const holder = aUser({ oidc: linkedSince(instant(4)) });
       const other = aUser({ oidc: null });
       await users().create(holder);
       await users().create(other);
@@ -271,6 +272,43 @@ function userRepositoryContract(factory: StoreFactory): void {
       expect((await users().findByOidcIdentity(identity.issuer, identity.subject))?.id).toBe(winner?.id);
       const loserId = winner?.id === first.id ? second.id : first.id;
       expect((await users().findById(loserId))?.oidc).toBeNull();
+    });
+  });
+
+  describe('unlinkOidcIdentity', () => {
+    const identity = { issuer: 'https://idp.test', subject: 'sub-unlink', linkedAt: instant(4) };
+
+    it('removes the identity and bumps the token version, changing nothing else; the identity may then link elsewhere', async () => {
+      const user = aUser({ oidc: identity, updatedAt: instant(5) });
+      await users().create(user);
+      const unlinked = await users().unlinkOidcIdentity(user.id, instant(60));
+      expect(unlinked).toEqual({ ...user, oidc: null, tokenVersion: user.tokenVersion + 1, updatedAt: instant(60) });
+      expect(await users().findById(user.id)).toEqual(unlinked);
+      expect(await users().findByOidcIdentity(identity.issuer, identity.subject)).toBeNull();
+      const other = aUser({ oidc: null });
+      await users().create(other);
+      expect((await users().linkOidcIdentity(other.id, identity, instant(70)))?.oidc).toEqual({ ...identity, linkedAt: instant(70) });
+    });
+
+    it('returns null and changes nothing for an account without an identity, or none at all', async () => {
+      const user = aUser({ oidc: null });
+      await users().create(user);
+      expect(await users().unlinkOidcIdentity(user.id, instant(60))).toBeNull();
+      expect(await users().unlinkOidcIdentity('ghost', instant(60))).toBeNull();
+      expect(await users().findById(user.id)).toEqual(user);
+    });
+
+    it('of 100 unlinks of one account at once, one unlinks and bumps the version once; a link and an unlink interleaved end in one of their states', async () => {
+      const user = aUser({ oidc: identity });
+      await users().create(user);
+      const results = await Promise.all(Array.from({ length: 100 }, () => users().unlinkOidcIdentity(user.id, instant(60))));
+      expect(results.filter((r) => r !== null)).toHaveLength(1);
+      expect((await users().findById(user.id))?.tokenVersion).toBe(user.tokenVersion + 1);
+      const relinked = { issuer: identity.issuer, subject: 'sub-again' };
+      const [linked, unlinked] = await Promise.all([users().linkOidcIdentity(user.id, relinked, instant(61)), users().unlinkOidcIdentity(user.id, instant(62))]);
+      const stored = await users().findById(user.id);
+      expect([linked, unlinked]).toContainEqual(stored);
+      expect(stored?.tokenVersion).toBe(user.tokenVersion + 1 + [linked, unlinked].filter((r) => r !== null).length);
     });
   });
 }

@@ -107,11 +107,23 @@ describe('a key as bearer token', () => {
     expect((await api().post('/api/auth/login').send({ username: 'alice', password: PASSWORD })).status).toBe(200);
   });
 
-  it('may list and revoke its own owner’s keys, itself included', async () => {
-    const { id, key } = await keyOf(alice);
-    expect((await api().get('/api/auth/keys').set(bearer(key))).body.total).toBe(1);
-    expect((await api().delete(`/api/auth/keys/${id}`).set(bearer(key))).status).toBe(204);
-    expect((await api().get('/api/auth/me').set(bearer(key))).status).toBe(401);
+  it('cannot list or revoke keys, its own owner’s or itself, whatever its permissions (403): keys are managed from a session', async () => {
+    const full = await keyOf(alice);
+    const reading = await keyOf(alice, { name: 'reader', permissions: ['books:read'] });
+    const adminKey = await keyOf(admin, { name: 'admin script' });
+    for (const key of [full.key, reading.key, adminKey.key]) {
+      const list = await api().get('/api/auth/keys').set(bearer(key));
+      expect([list.status, list.body.code]).toEqual([403, 'permission_denied']);
+      for (const id of [full.id, reading.id]) {
+        const revoke = await api().delete(`/api/auth/keys/${id}`).set(bearer(key));
+        expect([revoke.status, revoke.body.code]).toEqual([403, 'permission_denied']);
+      }
+      expect((await createKey(key)).status).toBe(403);
+    }
+    expect((await api().get(`/api/users/${alice.user.id}/keys`).set(bearer(adminKey.key))).status).toBe(403);
+    expect((await api().delete(`/api/users/${alice.user.id}/keys/${full.id}`).set(bearer(adminKey.key))).status).toBe(403);
+    expect((await api().get('/api/auth/keys').set(bearer(alice.token))).body.total).toBe(2);
+    expect((await api().get('/api/auth/me').set(bearer(reading.key))).status).toBe(200);
   });
 });
 

@@ -25,6 +25,7 @@ describe('POST /api/auth/register', () => {
         roles: ['admin'],
         permissions: ['admin:*'],
         auth_provider: 'local',
+        sso: null,
         created_at: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
       },
     });

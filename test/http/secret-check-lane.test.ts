@@ -9,6 +9,8 @@ import { createHttpServer, listen, stopServer } from '../../src/adapters/http/ht
 import { httpDepsFrom } from '../../src/bootstrap/http.js';
 import { registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
 
+/** 150 connections at once from loopback: the per-address connection cap (tested in slow-clients.test.ts) is lifted. */
+const LOOPBACK = { maxConnectionsPerAddress: 100_000 };
 let t: TestApp;
 let server: Server;
 let port: number;
@@ -16,7 +18,7 @@ let reader: Session;
 beforeAll(async () => {
   t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0' });
   reader = await registerUser(t.app, 'reader');
-  server = createHttpServer(t.app);
+  server = createHttpServer(t.app, LOOPBACK);
   port = await listen(server, 0, '127.0.0.1');
 });
 afterAll(async () => {
@@ -52,7 +54,7 @@ describe('a flood beyond the request budget', () => {
   let limitedPort: number;
   beforeAll(async () => {
     limited = await startTestApp({ RATE_LIMIT_PER_MINUTE: '10' });
-    limitedServer = createHttpServer(limited.app);
+    limitedServer = createHttpServer(limited.app, LOOPBACK);
     limitedPort = await listen(limitedServer, 0, '127.0.0.1');
   });
   afterAll(async () => {

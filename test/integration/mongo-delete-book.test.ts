@@ -1,5 +1,6 @@
 import { afterAll, afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { createMongoStore, type MongoStore } from '../../src/adapters/mongo/mongo-store.js';
+import { Authority } from '../../src/application/use-cases/authority.js';
 import { DeleteBook } from '../../src/application/use-cases/delete-book.js';
 import { anActor, FakeClock } from '../support/kit.js';
 import { aBook, aUser } from '../support/builders.js';
@@ -25,7 +26,8 @@ describe('DeleteBook on MongoDB, which has no foreign keys to cascade', () => {
       await store.digests.put(id, { partialMd5: `${id}-partial`, fileNameMd5: `${id}-name` });
       await store.progress.put({ userId: 'owner-1', bookId: id, status: 'reading', percentage: 0.5, locator: null, device: null, deviceId: null, updatedAt: new Date(0) });
     }
-    await new DeleteBook(store.books, store.shelves, store.blobs, new FakeClock(), store.progress, store.digests).execute(owner, 'gone');
+    const authority = new Authority(store.users, store.apiKeys, store.revocations, new FakeClock(), store.koboDevices);
+    await new DeleteBook(store.books, store.shelves, store.blobs, new FakeClock(), store.progress, store.digests, authority).execute(owner, 'gone');
     expect(await store.digests.findBookId('gone-partial')).toBeNull();
     expect(await store.digests.findBookId('gone-name')).toBeNull();
     expect(await store.progress.get('owner-1', 'gone')).toBeNull();

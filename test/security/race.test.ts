@@ -2,7 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import type { Race, RaceOutcome } from './race/race.js';
 import { raceWorld, STORES_UNDER_RACE, type RaceWorld, type StoreUnderRace } from './race/race-world.js';
 import { koboRaces } from './race/kobo.races.js';
-import { budgetRaces, throttleRaces } from './race/throttle.races.js';
+import { budgetRaces, lockoutRaces, throttleRaces } from './race/throttle.races.js';
 import { kosyncCapRaces, lostUpdateRaces, uniquenessRaces } from './race/writes.races.js';
 import type { ContainerOverrides } from '../../src/bootstrap/container.js';
 
@@ -49,6 +49,7 @@ function raceSuite(store: StoreUnderRace, title: string, races: readonly Race[],
 
 for (const store of STORES_UNDER_RACE) {
   raceSuite(store, 'secret checks', throttleRaces);
+  raceSuite(store, 'lockouts that spare their owners', lockoutRaces);
   raceSuite(store, 'Kobo sync URLs', koboRaces);
   raceSuite(store, 'uniqueness', uniquenessRaces);
   raceSuite(store, 'lost updates', lostUpdateRaces);

@@ -1,9 +1,12 @@
-import { actorFor, type Actor } from '../../src/domain/actor.js';
+import { actorFor, OPERATOR_CREDENTIAL, type Actor } from '../../src/domain/actor.js';
 import type { RoleName } from '../../src/domain/permissions.js';
 
-/** An actor whose id and username are both `name`. */
+/**
+ * An actor whose id and username are both `name`, with no account in any store: it acts with the
+ * operator credential, so use cases take its roles as given (storeUser's actors are confirmed instead).
+ */
 export const anActor = (roles: RoleName | readonly RoleName[], name = `${[roles].flat().join('-') || 'nobody'}-1`): Actor =>
-  actorFor({ id: name, username: name, roles: [roles].flat() as RoleName[] });
+  actorFor({ id: name, username: name, roles: [roles].flat() as RoleName[] }, OPERATOR_CREDENTIAL);
 
 export const anAdmin = (name = 'root'): Actor => anActor('admin', name);
 /** Role `user`: reads and writes books and shelves. */

@@ -171,7 +171,8 @@ export interface paths {
         put?: never;
         /** Start linking single sign-on to the signed-in account */
         post: operations["startOidcLink"];
-        delete?: never;
+        /** Unlink single sign-on from the signed-in account; ends its sessions */
+        delete: operations["unlinkOidc"];
         options?: never;
         head?: never;
         patch?: never;
@@ -494,6 +495,40 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/api/users/{id}/lock": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Lift every sign-in block of an account (admin) */
+        delete: operations["unlockUser"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/api/users/{id}/sso": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Unlink an account's single sign-on identity (admin); ends its sessions */
+        delete: operations["unlinkUserSso"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/healthz": {
         parameters: {
             query?: never;
@@ -755,8 +790,23 @@ export interface components {
             disabled: boolean;
             email: string;
             id: string;
+            /**
+             * Format: date-time
+             * @description When the sign-in block of the account ends; null when it is not blocked
+             * @example 2026-11-22T10:00:00.000Z
+             */
+            locked_until: string | null;
             permissions: ("books:read" | "books:write" | "books:delete" | "shelves:read" | "shelves:write" | "admin:*")[];
             roles: ("admin" | "user" | "reader")[];
+            /** @description The single sign-on identity linked to the account (its provider and since when); null when none */
+            sso: {
+                issuer: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                linked_at: string;
+            } | null;
             username: string;
         };
         OidcCodeRequest: {
@@ -764,6 +814,8 @@ export interface components {
             code: string;
         };
         OidcLinkRequest: {
+            /** @description Required when the account has a password */
+            current_password?: string;
             /**
              * @description Where to send the browser afterwards: a relative path or a URL on an allowed origin; anything else is ignored
              * @example /library
@@ -776,6 +828,9 @@ export interface components {
              * @example https://sso.example.com/authorize?response_type=code&client_id=stacks&state=...
              */
             authorization_url: string;
+        };
+        OidcUnlinkRequest: {
+            current_password: string;
         };
         Owner: {
             id: string;
@@ -908,6 +963,15 @@ export interface components {
             id: string;
             permissions: ("books:read" | "books:write" | "books:delete" | "shelves:read" | "shelves:write" | "admin:*")[];
             roles: ("admin" | "user" | "reader")[];
+            /** @description The single sign-on identity linked to the account (its provider and since when); null when none */
+            sso: {
+                issuer: string;
+                /**
+                 * Format: date-time
+                 * @example 2026-11-22T10:00:00.000Z
+                 */
+                linked_at: string;
+            } | null;
             username: string;
         };
         UserList: {
@@ -1758,6 +1822,15 @@ export interface operations {
                 };
             };
             /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
             404: {
                 headers: {
                     [name: string]: unknown;
@@ -1813,6 +1886,109 @@ export interface operations {
             };
             /** @description Error */
             502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unlinkOidc: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["OidcUnlinkRequest"];
+            };
+        };
+        responses: {
+            /** @description Unlinked (or nothing was linked); every session of the account ends, this one included */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            429: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4241,6 +4417,156 @@ export interface operations {
         requestBody?: never;
         responses: {
             /** @description Revoked */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unlockUser: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Opaque id (URL-safe, at most 64 characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unlocked: the account, its addresses and its current-password guesses start afresh */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description Error */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            429: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+            /** @description Error */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/problem+json": components["schemas"]["Problem"];
+                };
+            };
+        };
+    };
+    unlinkUserSso: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description Opaque id (URL-safe, at most 64 characters) */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Unlinked (or nothing was linked); every session of the account ends */
             204: {
                 headers: {
                     [name: string]: unknown;

@@ -3,6 +3,14 @@ import { createMemoryStore } from '../../src/adapters/memory/memory-store.js';
 import type { BlobStore, MetadataReader, PasswordHasher, UploadStaging } from '../../src/application/ports.js';
 import { AddBookToShelf } from '../../src/application/use-cases/add-book-to-shelf.js';
 import { Authenticate } from '../../src/application/use-cases/authenticate.js';
+import { Authority } from '../../src/application/use-cases/authority.js';
+import { AccountLockout } from '../../src/application/use-cases/account-lockout.js';
+import { AuthEvents } from '../../src/application/use-cases/auth-events.js';
+import { CurrentPasswordCheck } from '../../src/application/use-cases/current-password.js';
+import { UnlockUser } from '../../src/application/use-cases/unlock-user.js';
+import { StartOidcLink } from '../../src/application/use-cases/start-oidc-link.js';
+import { UnlinkOidc } from '../../src/application/use-cases/unlink-oidc.js';
+import { UnlinkUserOidc } from '../../src/application/use-cases/unlink-user-oidc.js';
 import { AuthenticateApiKey } from '../../src/application/use-cases/authenticate-api-key.js';
 import { AuthenticateSyncUser } from '../../src/application/use-cases/authenticate-sync-user.js';
 import { CreateApiKey } from '../../src/application/use-cases/create-api-key.js';
@@ -87,7 +95,7 @@ export interface WorldOptions extends Partial<WorldSettings> {
 export function aWorld(options: WorldOptions = {}) {
   const settings: WorldSettings = { ...DEFAULT_WORLD_SETTINGS, ...options };
   const store = createMemoryStore();
-  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes, apiKeys, progress, digests, syncDocuments } = store;
+  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes, apiKeys, progress, digests, syncDocuments, knownAddresses } = store;
   const { staging, blobs, metadata } = options.files ?? NO_FILES;
   const clock = new FakeClock();
   const ids = new SequentialIds(options.idPrefix ?? 'id-');
@@ -97,60 +105,71 @@ export function aWorld(options: WorldOptions = {}) {
   const oidc = new FakeOidcProvider();
   const limiter = new OidcAttemptLimiter(throttle, clock, settings.oidcPolicy);
   const oidcAccounts = new OidcAccounts(users, clock, ids, settings.oidcAccounts);
-  const authenticateApiKey = new AuthenticateApiKey(apiKeys, users, secrets, throttle, clock, settings.loginPolicies.address);
-  const updateProgress = new UpdateProgress(books, progress, clock);
+  /** Every log entry the use cases wrote (auth events), in order. */
+  const logged: { details: Record<string, unknown>; message: string }[] = [];
+  const events = new AuthEvents({ info: (details, message) => logged.push({ details: { ...details }, message }), warn: () => undefined }, secrets);
+  const lockout = new AccountLockout(throttle, knownAddresses, clock, settings.loginPolicies.account);
+  const authenticateApiKey = new AuthenticateApiKey(apiKeys, users, secrets, throttle, clock, settings.loginPolicies.address, lockout);
+  const authority = new Authority(users, apiKeys, revocations, clock, store.koboDevices);
+  const currentPassword = new CurrentPasswordCheck(hasher, throttle, clock, settings.loginPolicies.account, events);
+  const startOidcLogin = new StartOidcLogin(oidc, codes, secrets, clock, limiter, settings.oidcFlow);
+  const updateProgress = new UpdateProgress(books, progress, clock, authority);
   return {
-    store, clock, ids, hasher, tokens, secrets, oidc,
+    store, clock, ids, hasher, tokens, secrets, oidc, authority, lockout, events, logged,
     bootstrapAdmin: new BootstrapAdmin(users, hasher, clock, ids),
     registerUser: new RegisterUser(users, hasher, tokens, clock, ids, settings.registration),
-    loginUser: new LoginUser(users, hasher, tokens, throttle, clock, settings.loginPolicies, settings.registration.localLogin),
-    authenticate: new Authenticate(tokens, revocations, users, authenticateApiKey),
+    loginUser: new LoginUser(users, hasher, tokens, throttle, clock, settings.loginPolicies, settings.registration.localLogin, lockout, events),
+    authenticate: new Authenticate(tokens, authority, authenticateApiKey, events),
     authenticateApiKey,
-    createApiKey: new CreateApiKey(apiKeys, users, secrets, clock, ids),
+    createApiKey: new CreateApiKey(apiKeys, users, secrets, clock, ids, authority),
     listApiKeys: new ListApiKeys(apiKeys, users),
-    revokeApiKey: new RevokeApiKey(apiKeys, users),
+    revokeApiKey: new RevokeApiKey(apiKeys, users, authority),
     logout: new Logout(revocations),
-    changePassword: new ChangePassword(users, hasher, clock, throttle, settings.loginPolicies.account),
-    createUser: new CreateUser(users, hasher, clock, ids),
+    changePassword: new ChangePassword(hasher, users, clock, currentPassword, authority),
+    createUser: new CreateUser(users, hasher, clock, ids, authority),
     findUserByUsername: new FindUserByUsername(users),
-    listUsers: new ListUsers(users),
-    getUser: new GetUser(users),
-    updateUser: new UpdateUser(users, clock),
-    deleteUser: new DeleteUser(users, progress, apiKeys, syncDocuments, store.koboDevices),
-    resetPassword: new ResetPassword(users, hasher, clock),
+    listUsers: new ListUsers(users, lockout),
+    getUser: new GetUser(users, lockout),
+    unlockUser: new UnlockUser(users, lockout, authority),
+    updateUser: new UpdateUser(users, clock, authority, lockout),
+    deleteUser: new DeleteUser(users, progress, apiKeys, syncDocuments, authority, knownAddresses, store.koboDevices),
+    resetPassword: new ResetPassword(users, hasher, clock, authority, lockout),
     listRoles: new ListRoles(),
     listBooks: new ListBooks(books),
     getBook: new GetBook(books),
-    updateBook: new UpdateBook(books, clock),
-    deleteBook: new DeleteBook(books, shelves, blobs, clock, progress, digests),
+    updateBook: new UpdateBook(books, clock, authority),
+    deleteBook: new DeleteBook(books, shelves, blobs, clock, progress, digests, authority),
     getBookFile: new GetBookFile(books, blobs),
     getBookCover: new GetBookCover(books, blobs),
-    uploadBook: new UploadBook(books, staging, blobs, metadata, clock, ids, settings.maxUploadBytes, digests, secrets),
+    uploadBook: new UploadBook(books, staging, blobs, metadata, clock, ids, settings.maxUploadBytes, digests, secrets, authority),
     getProgress: new GetProgress(books, progress),
     updateProgress,
-    authenticateSyncUser: new AuthenticateSyncUser(users, authenticateApiKey, throttle, clock, settings.loginPolicies.account),
-    pushSyncProgress: new PushSyncProgress(digests, updateProgress, syncDocuments, clock),
+    authenticateSyncUser: new AuthenticateSyncUser(users, authenticateApiKey, throttle, clock, lockout, events),
+    pushSyncProgress: new PushSyncProgress(digests, updateProgress, syncDocuments, clock, authority),
     pullSyncProgress: new PullSyncProgress(digests, progress, syncDocuments),
-    deleteProgress: new DeleteProgress(books, progress),
+    deleteProgress: new DeleteProgress(books, progress, authority),
     reconcileBookStorage: new ReconcileBookStorage(books, staging, blobs, clock),
     listShelves: new ListShelves(shelves),
-    createShelf: new CreateShelf(shelves, books, clock, ids),
+    createShelf: new CreateShelf(shelves, books, clock, ids, authority),
     getShelf: new GetShelf(shelves),
-    updateShelf: new UpdateShelf(shelves, books, clock),
-    deleteShelf: new DeleteShelf(shelves),
+    updateShelf: new UpdateShelf(shelves, books, clock, authority),
+    deleteShelf: new DeleteShelf(shelves, authority),
     listShelfBooks: new ListShelfBooks(shelves, books),
-    addBookToShelf: new AddBookToShelf(shelves, books, clock),
-    removeBookFromShelf: new RemoveBookFromShelf(shelves, clock),
+    addBookToShelf: new AddBookToShelf(shelves, books, clock, authority),
+    removeBookFromShelf: new RemoveBookFromShelf(shelves, clock, authority),
     oidcAccounts,
     oidcAttemptLimiter: limiter,
-    startOidcLogin: new StartOidcLogin(oidc, codes, secrets, clock, limiter, settings.oidcFlow),
+    startOidcLogin,
+    startOidcLink: new StartOidcLink(authority, currentPassword, startOidcLogin),
+    unlinkOidc: new UnlinkOidc(users, authority, currentPassword, clock),
+    unlinkUserOidc: new UnlinkUserOidc(users, authority, clock),
     completeOidcLogin: new CompleteOidcLogin(oidc, oidcAccounts, codes, secrets, tokens, clock, limiter, settings.oidcFlow),
     exchangeOidcCode: new ExchangeOidcCode(codes, users, secrets, tokens, clock),
-    /** Stores a user built by aUser(overrides) and returns it with the actor it acts as. */
+    /** Stores a user built by aUser(overrides) and returns it with the actor it acts as: signed in with a token of its current version. */
     async storeUser(overrides: Partial<User> = {}): Promise<{ user: User; actor: Actor }> {
       const user = aUser(overrides);
       await users.create(user);
-      return { user, actor: actorFor(user) };
+      return { user, actor: actorFor(user, { kind: 'token', jti: `session-of-${user.id}`, tokenVersion: user.tokenVersion }) };
     },
     /** Stores a book built by aBook(overrides). */
     async storeBook(overrides: Partial<Book> = {}): Promise<Book> {

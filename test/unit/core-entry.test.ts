@@ -7,7 +7,7 @@ import { promisify } from 'node:util';
 import { afterAll, describe, expect, it } from 'vitest';
 import * as core from '../../src/index.js';
 import type { IssuedToken, TokenClaims, TokenService, User } from '../../src/index.js';
-import { FakeClock, PlainPasswordHasher, SequentialIds } from '../support/kit.js';
+import { FakeClock, PlainPasswordHasher, SequentialIds, SequentialSecrets } from '../support/kit.js';
 
 const run = promisify(execFile);
 const root = resolve(import.meta.dirname, '../..');
@@ -94,17 +94,20 @@ describe('a scenario driven through the core alone, without HTTP', () => {
     expect(user).toMatchObject({ username: 'ada', email: 'ada@example.test', roles: ['admin'] });
 
     const policies = { account: { maxFailures: 3, windowMs: 60_000, blockMs: 60_000, maxBlockMs: 60_000 }, address: { maxFailures: 9, windowMs: 60_000, blockMs: 60_000, maxBlockMs: 60_000 } };
-    const login = new core.LoginUser(store.users, hasher, tokens, store.throttle, clock, policies, true);
+    const events = new core.AuthEvents({ info: () => undefined, warn: () => undefined }, new SequentialSecrets());
+    const lockout = new core.AccountLockout(store.throttle, store.knownAddresses, clock, policies.account);
+    const login = new core.LoginUser(store.users, hasher, tokens, store.throttle, clock, policies, true, lockout, events);
     await expect(login.execute({ login: 'ada', password: 'wrong password', clientAddress: 'cli' })).rejects.toBeInstanceOf(core.AuthenticationError);
     const { token } = await login.execute({ login: 'ADA', password: 'analytical engine', clientAddress: 'cli' });
-    const { actor } = await new core.Authenticate(tokens, store.revocations, store.users).execute(token.token);
+    const authority = new core.Authority(store.users, store.apiKeys, store.revocations, clock, store.koboDevices);
+    const { actor } = await new core.Authenticate(tokens, authority).execute(token.token);
     expect(core.isAdmin(actor)).toBe(true);
 
-    const shelf = await new core.CreateShelf(store.shelves, store.books, clock, ids).execute(actor, { name: '  Notes ', isPublic: true });
+    const shelf = await new core.CreateShelf(store.shelves, store.books, clock, ids, authority).execute(actor, { name: '  Notes ', isPublic: true });
     expect(shelf).toMatchObject({ name: 'Notes', isPublic: true, owner: { id: user.id, username: 'ada' }, bookCount: 0 });
     const page = await new core.ListShelves(store.shelves).execute(actor, { onlyOwn: true, page: 1, pageSize: 20 });
     expect(page.items.map((s) => s.name)).toEqual(['Notes']);
-    await expect(new core.CreateShelf(store.shelves, store.books, clock, ids).execute(actor, { name: 'notes' })).rejects.toMatchObject({ code: 'shelf_name_taken' });
+    await expect(new core.CreateShelf(store.shelves, store.books, clock, ids, authority).execute(actor, { name: 'notes' })).rejects.toMatchObject({ code: 'shelf_name_taken' });
     await store.close();
   });
 });

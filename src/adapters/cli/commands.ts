@@ -11,7 +11,7 @@ export type Command =
   | { readonly name: 'user-create'; readonly username: string; readonly email: string; readonly password: PasswordSource; readonly roles: RoleName[] }
   | { readonly name: 'user-roles'; readonly username: string; readonly roles: RoleName[] }
   | { readonly name: 'user-reset-password'; readonly username: string; readonly password: PasswordSource }
-  | { readonly name: 'user-disable' | 'user-enable'; readonly username: string }
+  | { readonly name: 'user-disable' | 'user-enable' | 'user-unlock'; readonly username: string }
   | { readonly name: 'import'; readonly folder: string; readonly owner: string }
   | KeyCommand;
 
@@ -22,6 +22,7 @@ export const USAGE = `Usage: stacks <command>
   user reset-password <username> (--password-stdin | --password <pw>)
   user disable <username>
   user enable <username>
+  user unlock <username>
   import <folder> --owner <username>
 ${KEYS_USAGE}
   help
@@ -73,9 +74,10 @@ function parseUser(args: string[]): Command {
       return { name: 'user-reset-password', username, password: passwordSource(values) };
     }
     case 'disable':
-    case 'enable': {
+    case 'enable':
+    case 'unlock': {
       const [username] = exactly(parseArgs({ args: rest, allowPositionals: true, strict: true }).positionals, 1, '<username>') as [string];
-      return { name: sub === 'disable' ? 'user-disable' : 'user-enable', username };
+      return { name: `user-${sub}`, username };
     }
     default:
       throw new UsageError(sub ? `unknown user command '${sub}'` : 'expected a user command');

@@ -6,6 +6,7 @@ import type { UploadBook } from '../../application/use-cases/upload-book.js';
 import type { Actor } from '../../domain/actor.js';
 import { duplicateBook, hasCodeOf } from '../../domain/error-catalogue.js';
 import { ConflictError, DomainError } from '../../domain/errors.js';
+import { printable } from '../../domain/text.js';
 import { say, UsageError, type CliIo } from './cli-io.js';
 
 /** File name extensions tried as ebooks; the content still decides the format. */
@@ -58,10 +59,10 @@ export async function importFolder(upload: UploadBook, owner: Actor, folder: str
   const bar = io.stderr.isTTY ? new SingleBar({ stream: io.stderr, format: 'importing [{bar}] {value}/{total} {file}', hideCursor: true }) : null;
   bar?.start(files.length, 0, { file: '' });
   for (const [index, path] of files.entries()) {
-    const name = relative(folder, path);
+    const name = printable(relative(folder, path));
     const outcome = await importOne(upload, owner, path);
     counts[outcome.kind] += 1;
-    if (outcome.kind === 'failed') failures.push(`failed     ${name}: ${outcome.reason}`);
+    if (outcome.kind === 'failed') failures.push(`failed     ${name}: ${printable(outcome.reason)}`);
     if (bar) bar.update(index + 1, { file: name });
     else say(io.stdout, `[${index + 1}/${files.length}] ${lineFor(outcome, name)}`);
   }
@@ -76,10 +77,10 @@ export async function importFolder(upload: UploadBook, owner: Actor, folder: str
 function lineFor(outcome: Outcome, name: string): string {
   switch (outcome.kind) {
     case 'imported':
-      return `imported   ${name}: ${outcome.title}`;
+      return `imported   ${name}: ${printable(outcome.title)}`;
     case 'duplicate':
-      return `duplicate  ${name}: already in the library as ${outcome.bookId}`;
+      return `duplicate  ${name}: already in the library as ${printable(outcome.bookId)}`;
     case 'failed':
-      return `failed     ${name}: ${outcome.reason}`;
+      return `failed     ${name}: ${printable(outcome.reason)}`;
   }
 }

@@ -7,6 +7,7 @@ import type { Actor } from '../../domain/actor.js';
 import type { ApiKey } from '../../domain/api-key.js';
 import { MAX_PAGE_SIZE } from '../../domain/page.js';
 import { PERMISSIONS, type Permission } from '../../domain/permissions.js';
+import { printable } from '../../domain/text.js';
 import { EXIT_OK, say, UsageError, type CliIo } from './cli-io.js';
 
 /** One parsed `stacks keys …` command line. */
@@ -67,8 +68,9 @@ export interface KeyCliDeps {
   readonly revokeApiKey: RevokeApiKey;
 }
 
+/** One key as a line: its stored name escaped (a name may hold anything stored before the text rules, e.g. an OSC 52 sequence). */
 const describeKey = (k: ApiKey) =>
-  `${k.id}  ${k.name}  stk_${k.prefix}…  ${k.permissions.join(',')}  expires ${k.expiresAt?.toISOString() ?? 'never'}  last used ${k.lastUsedAt?.toISOString() ?? 'never'}`;
+  `${printable(k.id)}  ${printable(k.name)}  stk_${printable(k.prefix)}…  ${k.permissions.join(',')}  expires ${k.expiresAt?.toISOString() ?? 'never'}  last used ${k.lastUsedAt?.toISOString() ?? 'never'}`;
 
 /** Runs one keys command as the operator; the secret of a new key goes to stdout once, alone on its line. */
 export async function runKeyCommand(command: KeyCommand, deps: KeyCliDeps, operator: Actor, io: CliIo): Promise<number> {
@@ -78,7 +80,7 @@ export async function runKeyCommand(command: KeyCommand, deps: KeyCliDeps, opera
       const { key, secret } = await deps.createApiKey.execute(operator, {
         ownerId: owner.id, name: command.keyName, permissions: command.permissions, expiresAt: command.expiresAt ?? null,
       });
-      say(io.stderr, `created key ${describeKey(key)} for ${owner.username}; the secret below is shown only now:`);
+      say(io.stderr, `created key ${describeKey(key)} for ${printable(owner.username)}; the secret below is shown only now:`);
       say(io.stdout, secret);
       return EXIT_OK;
     }
@@ -90,7 +92,7 @@ export async function runKeyCommand(command: KeyCommand, deps: KeyCliDeps, opera
     }
     case 'keys-revoke':
       await deps.revokeApiKey.execute(operator, { ownerId: owner.id, keyId: command.keyId });
-      say(io.stdout, `revoked key ${command.keyId} of ${owner.username}`);
+      say(io.stdout, `revoked key ${printable(command.keyId)} of ${printable(owner.username)}`);
       return EXIT_OK;
   }
 }

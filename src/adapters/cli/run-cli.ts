@@ -2,10 +2,12 @@ import type { CreateUser } from '../../application/use-cases/create-user.js';
 import type { FindUserByUsername } from '../../application/use-cases/find-user-by-username.js';
 import type { UpdateUser } from '../../application/use-cases/update-user.js';
 import type { ResetPassword } from '../../application/use-cases/reset-password.js';
+import type { UnlockUser } from '../../application/use-cases/unlock-user.js';
 import type { UploadBook } from '../../application/use-cases/upload-book.js';
-import { actorFor, type Actor } from '../../domain/actor.js';
+import { actorFor, OPERATOR_CREDENTIAL, type Actor } from '../../domain/actor.js';
 import { DomainError, ValidationError } from '../../domain/errors.js';
 import { canUploadBook } from '../../domain/policies.js';
+import { printable } from '../../domain/text.js';
 import type { User } from '../../domain/user.js';
 import { EXIT_FAILED, EXIT_OK, EXIT_USAGE, passwordFromStdin, say, UsageError, type CliIo } from './cli-io.js';
 import { parseCommand, USAGE, type Command } from './commands.js';
@@ -18,13 +20,14 @@ export interface CliDeps extends KeyCliDeps {
   readonly findUser: FindUserByUsername;
   readonly updateUser: UpdateUser;
   readonly resetPassword: ResetPassword;
+  readonly unlockUser: UnlockUser;
   readonly uploadBook: UploadBook;
 }
 
 /** Whoever can run the CLI against the store already holds all its data: they act as an admin. */
-export const OPERATOR: Actor = actorFor({ id: 'stacks-cli', username: 'stacks-cli', roles: ['admin'] });
+export const OPERATOR: Actor = actorFor({ id: 'stacks-cli', username: 'stacks-cli', roles: ['admin'] }, OPERATOR_CREDENTIAL);
 
-const describe = (user: User) => `${user.username} (id ${user.id}, roles ${user.roles.join(', ')}${user.disabled ? ', disabled' : ''})`;
+const describe = (user: User) => `${printable(user.username)} (id ${printable(user.id)}, roles ${user.roles.join(', ')}${user.disabled ? ', disabled' : ''})`;
 
 async function password(source: Extract<Command, { password: unknown }>['password'], io: CliIo): Promise<string> {
   return source.from === 'stdin' ? passwordFromStdin(io) : source.value;
@@ -43,27 +46,33 @@ async function execute(command: Command, deps: CliDeps, io: CliIo): Promise<numb
     }
     case 'user-roles': {
       const user = await deps.findUser.execute(OPERATOR, command.username);
-      say(io.stdout, `updated ${describe(await deps.updateUser.execute(OPERATOR, { id: user.id, roles: command.roles }))}`);
+      say(io.stdout, `updated ${describe((await deps.updateUser.execute(OPERATOR, { id: user.id, roles: command.roles })).user)}`);
       return EXIT_OK;
     }
     case 'user-reset-password': {
       const user = await deps.findUser.execute(OPERATOR, command.username);
       const newPassword = await password(command.password, io);
       await deps.resetPassword.execute(OPERATOR, { userId: user.id, newPassword });
-      say(io.stdout, `password reset for ${user.username}; every earlier token is revoked`);
+      say(io.stdout, `password reset for ${printable(user.username)}; every earlier token is revoked and every sign-in block lifted`);
+      return EXIT_OK;
+    }
+    case 'user-unlock': {
+      const user = await deps.findUser.execute(OPERATOR, command.username);
+      await deps.unlockUser.execute(OPERATOR, user.id);
+      say(io.stdout, `unlocked ${printable(user.username)}: every sign-in block lifted`);
       return EXIT_OK;
     }
     case 'user-disable':
     case 'user-enable': {
       const user = await deps.findUser.execute(OPERATOR, command.username);
       const updated = await deps.updateUser.execute(OPERATOR, { id: user.id, disabled: command.name === 'user-disable' });
-      say(io.stdout, `updated ${describe(updated)}`);
+      say(io.stdout, `updated ${describe(updated.user)}`);
       return EXIT_OK;
     }
     case 'import': {
       const owner = await deps.findUser.execute(OPERATOR, command.owner);
-      const actor = actorFor(owner);
-      if (owner.disabled || !canUploadBook(actor)) throw new UsageError(`${owner.username} may not upload books (disabled or no books:write)`);
+      const actor = actorFor(owner, OPERATOR_CREDENTIAL);
+      if (owner.disabled || !canUploadBook(actor)) throw new UsageError(`${printable(owner.username)} may not upload books (disabled or no books:write)`);
       const summary = await importFolder(deps.uploadBook, actor, command.folder, io);
       return summary.failed > 0 ? EXIT_FAILED : EXIT_OK;
     }
@@ -82,7 +91,7 @@ export async function runCommand(command: Command, deps: CliDeps, io: CliIo): Pr
     if (error instanceof UsageError) return usageError(error, io);
     if (!(error instanceof DomainError)) throw error;
     const fields = error instanceof ValidationError ? error.errors.map((e) => `${e.field} ${e.message}`) : [];
-    say(io.stderr, `error: ${error.message} (${error.code})${fields.length > 0 ? `: ${fields.join('; ')}` : ''}`);
+    say(io.stderr, printable(`error: ${error.message} (${error.code})${fields.length > 0 ? `: ${fields.join('; ')}` : ''}`));
     return EXIT_FAILED;
   }
 }

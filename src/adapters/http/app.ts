@@ -2,6 +2,7 @@ import express, { type ErrorRequestHandler, type Express, type RequestHandler } 
 import type { Logger } from 'pino';
 import swaggerUi from 'swagger-ui-express';
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
+import { requestsInFlightCap } from './address-cap.js';
 import { bearerAuthenticator } from './bearer.js';
 import { errorHandler, sendProblem, statusOf } from './error-handler.js';
 import { methodNotAllowed as notAllowedHere, routeNotFound as noRoute } from './http-errors.js';
@@ -19,6 +20,8 @@ export interface HttpSettings {
   readonly trustProxy: number;
   /** Per-address request budgets; none when absent. */
   readonly rateLimits?: RateLimitSettings;
+  /** Behind a proxy (trustProxy > 0): requests in flight per forwarded address (MAX_CONNECTIONS_PER_ADDRESS); the server caps connections otherwise. */
+  readonly maxConnectionsPerAddress?: number;
 }
 
 export interface HttpDeps {
@@ -46,11 +49,17 @@ export interface MountedRouter {
 export function createApp(deps: HttpDeps): Express {
   checkOperationIds(deps.routes);
   const app = express();
+  // One spelling per path: `/API/auth/register` is no second door past a limit, the secret-check lane or a log rule.
+  // Set before the first `use`, which creates the app's router with it; every router below is made case-sensitive too.
+  app.enable('case sensitive routing');
   app.disable('x-powered-by');
   app.disable('etag');
   app.set('trust proxy', deps.settings.trustProxy);
   app.set('query parser', 'simple');
   app.use(requestLog(deps.logger));
+  if (deps.settings.trustProxy > 0 && deps.settings.maxConnectionsPerAddress) {
+    app.use(requestsInFlightCap(deps.settings.maxConnectionsPerAddress, (req, res, next) => apiHeaders(req, res, () => noStore(req, res, next))));
+  }
   app.use(corsFor(deps.settings.corsOrigins));
   app.use(optionsRefused(deps.routes, (deps.extraRouters ?? []).filter((r) => r.answersEverything).map((r) => r.path)));
   if (deps.settings.rateLimits) app.use(rateLimits(deps.settings.rateLimits, refusedWith));
@@ -58,7 +67,7 @@ export function createApp(deps: HttpDeps): Express {
   app.use(secretCheckLane(secretChecksOf(deps)));
 
   const registry = newRegistry();
-  const api = express.Router();
+  const api = express.Router({ caseSensitive: true });
   const authenticate = bearerAuthenticator(deps.authenticate);
   for (const spec of deps.routes) mountRoute(api, registry, spec, authenticate);
   // Generated on the first request, not at start-up (it is the slowest part of building the app).

@@ -15,6 +15,7 @@ import { presentBook } from './presenters/book-presenter.js';
 import { route, type AnyRoute } from './route.js';
 import { BookListQuery, BookListSchema, BookParams, BookSchema, UPLOAD_FIELD_NAMES, UpdateBookBody, UploadFields, UploadForm } from './schemas/books.js';
 import { presentPage } from './schemas/common.js';
+import { controlCharacterIssues } from './schemas/text.js';
 import { z } from './zod.js';
 
 export interface BookDeps {
@@ -37,10 +38,10 @@ const splitList = (value: string) => value.split(',').map((s) => s.trim()).filte
 export function overridesFrom(fields: Readonly<Record<string, string>>): MetadataPatch {
   const given = Object.fromEntries(Object.entries(fields).filter(([, v]) => v.trim() !== ''));
   const parsed = UploadFields.safeParse(given);
-  if (!parsed.success) {
-    const errors = parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(root)', message: i.message }));
-    throw invalidInput('The upload fields are invalid.', errors);
-  }
+  const errors = parsed.success
+    ? controlCharacterIssues(parsed.data)
+    : parsed.error.issues.map((i) => ({ field: i.path.map(String).join('.') || '(root)', message: i.message }));
+  if (!parsed.success || errors.length > 0) throw invalidInput('The upload fields are invalid.', errors);
   const f = parsed.data;
   const patch: MetadataPatch = {};
   if (f.title !== undefined) patch.title = f.title;

@@ -74,5 +74,19 @@ export const requestRefused = (status: number): TransportProblem => ({
   detail: 'The request could not be understood.',
 });
 
+/** A request body sent no byte for the idle period (or its headers took too long): cut, the connection closed. */
+export const requestTimedOut = (): TransportProblem => ({
+  status: 408,
+  code: 'request_timeout',
+  detail: 'The request was sent too slowly and was cut.',
+});
+
+/** The client address holds as many open requests as it may (MAX_CONNECTIONS_PER_ADDRESS, behind a proxy). */
+export const tooManyConnections = (): TransportProblem => ({
+  status: 429,
+  code: 'too_many_connections',
+  detail: 'Too many open connections from this address.',
+});
+
 /** Anything unexpected; the cause is logged, never sent. */
 export const internalError = (): TransportProblem => ({ status: 500, code: 'internal_error', detail: 'Something went wrong.' });

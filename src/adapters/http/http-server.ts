@@ -1,21 +1,137 @@
-import { createServer, type RequestListener, type Server } from 'node:http';
+import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import type { Logger } from 'pino';
+import { addressBucket } from '../../domain/client-address.js';
+import { requestTimedOut } from './http-errors.js';
 
 /** How long a refused client may keep sending before its socket is destroyed. */
 const DRAIN_MS = 1000;
 
+/** How the server treats slow and greedy clients (API.md, "Slow requests are cut"). */
+export interface HttpServerLimits {
+  /** All the headers of a request must arrive within this. */
+  readonly headersTimeoutMs: number;
+  /** A request body that sends no byte for this long is answered 408 `request_timeout` and closed. */
+  readonly bodyIdleTimeoutMs: number;
+  /** The longest a whole request may take, however steadily it sends (a backstop). */
+  readonly requestTimeoutMs: number;
+  /** Open connections one client address (IPv6: its /56) may hold; beyond it new ones are closed at once. */
+  readonly maxConnectionsPerAddress: number;
+  /**
+   * Trusted proxy hops in front (TRUST_PROXY). Behind a proxy every connection comes from the proxy, so the
+   * cap is then kept per forwarded address by the application (see app.ts), not here.
+   */
+  readonly trustProxy: number;
+}
+
+export const DEFAULT_HTTP_LIMITS: HttpServerLimits = {
+  headersTimeoutMs: 10_000,
+  bodyIdleTimeoutMs: 30_000,
+  requestTimeoutMs: 30 * 60_000,
+  maxConnectionsPerAddress: 64,
+  trustProxy: 0,
+};
+
 /**
- * The HTTP server Stacks listens with: timeouts against slow clients, a header count cap, and
- * requests Node refuses before routing (oversized or malformed headers) answered 431/408/400 with a
- * half-close, so the client reads the status before the socket goes (Node 24 destroys the socket
- * at once, and a client still sending its headers then sees a reset instead of the 431).
+ * The HTTP server Stacks listens with: headers within `headersTimeoutMs`, bodies that stall for
+ * `bodyIdleTimeoutMs` cut with a 408, at most `maxConnectionsPerAddress` connections per peer address,
+ * a header count cap, and requests Node refuses before routing (oversized or malformed headers)
+ * answered 431/408/400 with a half-close, so the client reads the status before the socket goes (Node 24
+ * destroys the socket at once, and a client still sending its headers then sees a reset instead of the 431).
  */
-export function createHttpServer(app: RequestListener): Server {
-  const server = createServer({ headersTimeout: 15_000, requestTimeout: 30 * 60_000, keepAliveTimeout: 5_000 }, app);
+export function createHttpServer(app: RequestListener, limits: Partial<HttpServerLimits> = {}): Server {
+  const l = { ...DEFAULT_HTTP_LIMITS, ...limits };
+  const idle = new BodyIdleWatch(l.bodyIdleTimeoutMs);
+  const server = createServer({
+    headersTimeout: l.headersTimeoutMs,
+    requestTimeout: Math.max(l.requestTimeoutMs, l.headersTimeoutMs),
+    keepAliveTimeout: 5_000,
+    // Node checks the two timeouts above on this period (default 30 s): often enough that a 10 s limit means about 10 s.
+    connectionsCheckingInterval: Math.max(100, Math.min(1_000, Math.floor(l.headersTimeoutMs / 4))),
+  }, (req, res) => {
+    idle.watch(req, res);
+    app(req, res);
+  });
   server.maxHeadersCount = 100;
+  if (l.trustProxy === 0) capConnections(server, l.maxConnectionsPerAddress);
   server.on('clientError', (error: NodeJS.ErrnoException, socket: Socket) => refuse(error, socket));
+  server.on('close', () => idle.stop());
   return server;
+}
+
+/** Closes, as soon as it is accepted, a connection from a peer address that already holds `max` open ones. */
+function capConnections(server: Server, max: number): void {
+  const open = new Map<string, number>();
+  // Before Node's own listener, so a refused socket is never parsed.
+  server.prependListener('connection', (socket: Socket) => {
+    const bucket = addressBucket(socket.remoteAddress);
+    const count = open.get(bucket) ?? 0;
+    if (count >= max) return void socket.destroy();
+    open.set(bucket, count + 1);
+    socket.once('close', () => {
+      const left = (open.get(bucket) ?? 1) - 1;
+      if (left > 0) open.set(bucket, left);
+      else open.delete(bucket);
+    });
+  });
+}
+
+/**
+ * Requests whose body is still arriving, swept a few times per idle period: one whose socket has read
+ * no byte for the idle period while nothing of its body waits unread (the client stalls, not the server)
+ * is answered 408 `request_timeout` and its connection closed.
+ */
+class BodyIdleWatch {
+  private readonly watched = new Map<IncomingMessage, { res: ServerResponse; bytes: number; since: number }>();
+  private timer: NodeJS.Timeout | null = null;
+
+  constructor(private readonly idleMs: number) {}
+
+  watch(req: IncomingMessage, res: ServerResponse): void {
+    if (req.complete || !hasBody(req)) return;
+    this.watched.set(req, { res, bytes: req.socket.bytesRead, since: performance.now() });
+    const forget = () => this.watched.delete(req);
+    req.once('end', forget);
+    res.once('close', forget);
+    this.timer ??= setInterval(() => this.sweep(), Math.max(25, Math.floor(this.idleMs / 4))).unref();
+  }
+
+  stop(): void {
+    if (this.timer) clearInterval(this.timer);
+    this.timer = null;
+  }
+
+  private sweep(): void {
+    const now = performance.now();
+    for (const [req, entry] of this.watched) {
+      const bytes = req.socket.bytesRead;
+      if (req.complete || bytes !== entry.bytes || req.readableLength > 0 || req.socket.destroyed) {
+        if (req.complete || req.socket.destroyed) this.watched.delete(req);
+        else Object.assign(entry, { bytes, since: now });
+        continue;
+      }
+      if (now - entry.since < this.idleMs) continue;
+      this.watched.delete(req);
+      cut(entry.res);
+    }
+    if (this.watched.size === 0) this.stop();
+  }
+}
+
+const hasBody = (req: IncomingMessage): boolean =>
+  req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
+
+/** Answers 408 `request_timeout` (unless an answer has begun) and closes the connection. */
+function cut(res: ServerResponse): void {
+  const socket = res.socket;
+  if (!res.headersSent) {
+    const problem = requestTimedOut();
+    const body = JSON.stringify({ type: 'about:blank', title: 'Request Timeout', status: problem.status, code: problem.code, detail: problem.detail });
+    res.writeHead(problem.status, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
+    res.end(body);
+  }
+  if (socket) setTimeout(() => socket.destroy(), DRAIN_MS).unref();
+  else res.destroy();
 }
 
 /** Listens on host:port (0: any free port); resolves with the port bound once connections are accepted. */

@@ -38,15 +38,8 @@ export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
       responses: { 200: { description: 'Signed in', schema: TokenResponseSchema } },
       errors: [401, 403, 429],
       async handle({ body, req, res }) {
-        const address = req.ip ?? 'unknown';
-        try {
-          const result = await deps.login.execute({ login: body.username, password: body.password, clientAddress: address });
-          deps.logger.info({ event: 'login_succeeded', user_id: result.user.id, address }, 'auth');
-          res.json(presentToken(result));
-        } catch (error) {
-          deps.logger.info({ event: 'login_failed', login: body.username.slice(0, 100), address, code: (error as { code?: string }).code }, 'auth');
-          throw error;
-        }
+        // LoginUser writes the auth event, success or failure (never the login as typed).
+        res.json(presentToken(await deps.login.execute({ login: body.username, password: body.password, clientAddress: req.ip ?? 'unknown' })));
       },
     }),
     route({
@@ -75,8 +68,8 @@ export function identityRoutes(deps: IdentityDeps): AnyRoute[] {
       body: ChangePasswordBody,
       responses: { 204: { description: 'Password changed' } },
       errors: [403],
-      async handle({ auth, body, res }) {
-        await deps.changePassword.execute(auth.actor, { currentPassword: body.current_password, newPassword: body.new_password });
+      async handle({ auth, body, req, res }) {
+        await deps.changePassword.execute(auth.actor, { currentPassword: body.current_password, newPassword: body.new_password, clientAddress: req.ip ?? 'unknown' });
         deps.logger.info({ event: 'password_changed', user_id: auth.actor.id }, 'auth');
         res.status(204).end();
       },

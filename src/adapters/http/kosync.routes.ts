@@ -1,5 +1,4 @@
 import express, { type Request, type Response, type Router } from 'express';
-import type { ActivityLog } from '../../application/ports.js';
 import type { AuthenticateSyncUser } from '../../application/use-cases/authenticate-sync-user.js';
 import type { PullSyncProgress } from '../../application/use-cases/pull-sync-progress.js';
 import type { PushSyncProgress } from '../../application/use-cases/push-sync-progress.js';
@@ -10,12 +9,11 @@ import { kosyncErrors, kosyncJsonBody, presentSyncState, sendKosync, sendKosyncR
 import { methodNotAllowed, routeNotFound } from './http-errors.js';
 import type { Logger } from 'pino';
 import { parse } from './route.js';
+import { nameText } from './schemas/text.js';
 import { z } from './zod.js';
 
 export interface KosyncDeps {
   readonly authenticate: AuthenticateSyncUser;
-  /** Where sign-in events go: every refusal, and each explicit sign-in (`users/auth`); never the key. */
-  readonly log: ActivityLog;
   /** Where a fault of the service under /kosync is logged. */
   readonly logger: Logger;
   readonly push: PushSyncProgress;
@@ -27,8 +25,8 @@ const PushBody = z.strictObject({
   document: z.string().min(1).max(SYNC_LIMITS.document),
   progress: z.string().max(SYNC_LIMITS.progress),
   percentage: z.number().min(0).max(1),
-  device: z.string().max(SYNC_LIMITS.device),
-  device_id: z.string().max(SYNC_LIMITS.deviceId),
+  device: nameText(SYNC_LIMITS.device),
+  device_id: nameText(SYNC_LIMITS.deviceId),
   metadata: z.unknown().optional(),
   identifiers: z.unknown().optional(),
 });
@@ -53,18 +51,11 @@ const KOSYNC_ROUTES: readonly { readonly method: string; readonly path: RegExp }
  * /openapi.json). Every route but registration checks `x-auth-user` and `x-auth-key` before any body is read.
  */
 export function kosyncRouter(deps: KosyncDeps): Router {
-  const router = express.Router();
+  const router = express.Router({ caseSensitive: true });
+  // AuthenticateSyncUser writes the auth event of every sign-in (never the key, nor the name as typed).
   const signIn = async (req: Request, res: Response, next: () => void) => {
     const credentials = { username: header(req, 'x-auth-user'), keyMd5: header(req, 'x-auth-key') };
-    const address = req.ip ?? 'unknown';
-    try {
-      res.locals['kosyncActor'] = await deps.authenticate.execute(credentials, address);
-    } catch (error) {
-      const code = (error as { code?: string }).code;
-      deps.log.info({ event: 'kosync_auth_failed', login: credentials.username.slice(0, 100), address, code }, 'auth');
-      throw error;
-    }
-    if (req.path === '/users/auth') deps.log.info({ event: 'kosync_auth_succeeded', user_id: actorOf(res).id, address }, 'auth');
+    res.locals['kosyncActor'] = await deps.authenticate.execute(credentials, req.ip ?? 'unknown');
     next();
   };
 

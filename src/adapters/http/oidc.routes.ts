@@ -3,12 +3,13 @@ import type { CompleteOidcLogin } from '../../application/use-cases/complete-oid
 import type { ExchangeOidcCode } from '../../application/use-cases/exchange-oidc-code.js';
 import type { StartOidcLink } from '../../application/use-cases/start-oidc-link.js';
 import type { StartOidcLogin } from '../../application/use-cases/start-oidc-login.js';
+import type { UnlinkOidc } from '../../application/use-cases/unlink-oidc.js';
 import { oidcDisabled } from '../../domain/error-catalogue.js';
 import type { OidcStateCookie } from './oidc-state-cookie.js';
 import { presentToken } from './presenters/user-presenter.js';
 import { route, type AnyRoute } from './route.js';
 import { TokenResponseSchema } from './schemas/identity.js';
-import { OidcCallbackQuery, OidcCodeBody, OidcLinkBody, OidcLinkResponse, OidcLoginQuery } from './schemas/oidc.js';
+import { OidcCallbackQuery, OidcCodeBody, OidcLinkBody, OidcLinkResponse, OidcLoginQuery, OidcUnlinkBody } from './schemas/oidc.js';
 
 /** The single sign-on flow; null when OIDC_ISSUER is not set. */
 export interface OidcFlow {
@@ -21,7 +22,13 @@ export interface OidcFlow {
 
 const tag = 'Single sign-on';
 
-export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): AnyRoute[] {
+/** The auth event of a single sign-on check (the callback, or the trade of its one-time code): as AuthEvents writes them. */
+function ssoEvent(logger: Logger, address: string, error: unknown, userId?: string): void {
+  if (error === null) logger.info({ event: 'auth_succeeded', method: 'sso', user_id: userId, address }, 'auth');
+  else logger.info({ event: 'auth_failed', method: 'sso', address, code: (error as { code?: unknown } | null)?.code }, 'auth');
+}
+
+export function oidcRoutes(deps: { flow: OidcFlow | null; unlink: UnlinkOidc; logger: Logger }): AnyRoute[] {
   const enabled = (): OidcFlow => {
     if (!deps.flow) throw oidcDisabled();
     return deps.flow;
@@ -56,11 +63,11 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
         const search = new URL(req.originalUrl, 'http://callback.invalid').search;
         const clientAddress = req.ip ?? 'unknown';
         const result = await flow.complete.execute({ binding, state: query.state, search, clientAddress }).catch((error: unknown) => {
-          deps.logger.info({ event: 'oidc_login_failed', address: clientAddress, code: (error as { code?: string }).code }, 'auth');
+          ssoEvent(deps.logger, clientAddress, error);
           throw error;
         });
+        ssoEvent(deps.logger, clientAddress, null, result.user.id);
         if (result.kind === 'redirect') return res.redirect(302, result.location);
-        deps.logger.info({ event: 'oidc_login_succeeded', user_id: result.user.id }, 'auth');
         res.json(presentToken(result));
       },
     }),
@@ -70,9 +77,13 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
       body: OidcCodeBody,
       responses: { 200: { description: 'Signed in', schema: TokenResponseSchema } },
       errors: [403, 404],
-      async handle({ body, res }) {
-        const result = await enabled().exchange.execute({ code: body.code });
-        deps.logger.info({ event: 'oidc_login_succeeded', user_id: result.user.id }, 'auth');
+      async handle({ body, req, res }) {
+        const clientAddress = req.ip ?? 'unknown';
+        const result = await enabled().exchange.execute({ code: body.code }).catch((error: unknown) => {
+          ssoEvent(deps.logger, clientAddress, error);
+          throw error;
+        });
+        ssoEvent(deps.logger, clientAddress, null, result.user.id);
         res.json(presentToken(result));
       },
     }),
@@ -81,13 +92,25 @@ export function oidcRoutes(deps: { flow: OidcFlow | null; logger: Logger }): Any
       method: 'post', path: '/api/auth/oidc/link', summary: 'Start linking single sign-on to the signed-in account', tag, auth: true,
       body: OidcLinkBody,
       responses: { 200: { description: 'Sets the short-lived sign-in cookie; send the browser to authorization_url', schema: OidcLinkResponse } },
-      errors: [404, 409, 502, 503],
+      errors: [403, 404, 409, 502, 503],
       async handle({ auth, body, req, res }) {
         const flow = enabled();
-        const started = await flow.link.execute(auth.actor, { returnTo: body.return_to, clientAddress: req.ip ?? 'unknown' });
+        const started = await flow.link.execute(auth.actor, { currentPassword: body.current_password, returnTo: body.return_to, clientAddress: req.ip ?? 'unknown' });
         flow.cookie.set(res, started.binding, started.expiresInMs);
         deps.logger.info({ event: 'oidc_link_started', user_id: auth.actor.id }, 'auth');
         res.json({ authorization_url: started.redirectUrl });
+      },
+    }),
+    route({
+      method: 'delete', path: '/api/auth/oidc/link', operationId: 'unlinkOidc', summary: 'Unlink single sign-on from the signed-in account; ends its sessions', tag, auth: true,
+      checksSecret: true, body: OidcUnlinkBody,
+      responses: { 204: { description: 'Unlinked (or nothing was linked); every session of the account ends, this one included' } },
+      errors: [403, 409, 429],
+      async handle({ auth, body, req, res }) {
+        // Works with single sign-on off too: an account keeps the right to drop an identity it no longer uses.
+        await deps.unlink.execute(auth.actor, { currentPassword: body.current_password, clientAddress: req.ip ?? 'unknown' });
+        deps.logger.info({ event: 'oidc_unlinked', user_id: auth.actor.id }, 'auth');
+        res.status(204).end();
       },
     }),
   ];

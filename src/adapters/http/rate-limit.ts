@@ -3,6 +3,7 @@ import { addressBucket } from '../../domain/client-address.js';
 import { rateLimited } from '../../domain/error-catalogue.js';
 import type { RateLimitedError } from '../../domain/errors.js';
 import { SharedBudget, type RateCounter } from './shared-budget.js';
+import { pathPattern } from './secret-check-lane.js';
 
 /** Request budgets per client address; 0 turns a budget off. */
 export interface RateLimitSettings {
@@ -69,7 +70,9 @@ export function rateLimits(
 ): RequestHandler {
   const perMinute = settings.perMinute > 0 ? budget(settings.perMinute, 60_000, settings, clock) : null;
   const registrations = settings.registrationsPerHour > 0 ? budget(settings.registrationsPerHour, 3_600_000, settings, clock) : null;
-  const isRegistration = (req: Request) => req.method === 'POST' && req.path.replace(/\/+$/, '') === '/api/auth/register';
+  // Matched as the router matches it (case-sensitively, one optional trailing slash), so no spelling routes past the budget.
+  const registration = pathPattern('/api/auth/register');
+  const isRegistration = (req: Request) => req.method === 'POST' && registration.test(req.path);
   return (req, res, next) => {
     if (HEALTH.has(req.path)) return next();
     const key = addressBucket(req.ip);

@@ -5,6 +5,7 @@ import type { Authenticated } from '../../application/use-cases/authenticate.js'
 import { invalidInput } from '../../domain/error-catalogue.js';
 import { unsupportedMediaType, type LocatedFieldError, type RequestPart } from './http-errors.js';
 import { ProblemSchema } from './schemas/common.js';
+import { controlCharacterIssues } from './schemas/text.js';
 
 type Method = 'get' | 'post' | 'put' | 'patch' | 'delete';
 
@@ -87,11 +88,16 @@ function fieldErrors(error: ZodError, location: RequestPart): LocatedFieldError[
   return error.issues.map((issue) => ({ location, field: issue.path.map(String).join('.') || '(root)', message: issue.message }));
 }
 
-/** The part of the request as the schema reads it; a 422 naming each field that fails. */
+/**
+ * The part of the request as the schema reads it; a 422 naming each field that fails, or whose text holds
+ * a control character (the shared text rule, schemas/text.ts: every string of every body, query and path).
+ */
 export function parse<T>(schema: ZodType<T> | undefined, value: unknown, location: RequestPart): T {
   if (!schema) return undefined as T;
   const result = schema.safeParse(value);
   if (!result.success) throw invalidInput(`The request ${location} is invalid.`, fieldErrors(result.error, location));
+  const controls = controlCharacterIssues(result.data);
+  if (controls.length > 0) throw invalidInput(`The request ${location} is invalid.`, controls.map((issue) => ({ location, ...issue })));
   return result.data;
 }
 

@@ -2,6 +2,8 @@ import type { ListRoles } from '../../application/use-cases/list-roles.js';
 import type { DeleteUser } from '../../application/use-cases/delete-user.js';
 import type { GetUser } from '../../application/use-cases/get-user.js';
 import type { ListUsers } from '../../application/use-cases/list-users.js';
+import type { UnlinkUserOidc } from '../../application/use-cases/unlink-user-oidc.js';
+import type { UnlockUser } from '../../application/use-cases/unlock-user.js';
 import type { UpdateUser } from '../../application/use-cases/update-user.js';
 import type { RoleName } from '../../domain/permissions.js';
 import { presentManagedUser } from './presenters/user-presenter.js';
@@ -16,6 +18,8 @@ export interface UserAdminDeps {
   readonly update: UpdateUser;
   readonly remove: DeleteUser;
   readonly roles: ListRoles;
+  readonly unlock: UnlockUser;
+  readonly unlinkSso: UnlinkUserOidc;
 }
 
 const tag = 'Users and roles';
@@ -64,6 +68,26 @@ export function userRoutes(deps: UserAdminDeps): AnyRoute[] {
       errors: [403, 404, 409],
       async handle({ auth, params, res }) {
         await deps.remove.execute(auth.actor, params.id);
+        res.status(204).end();
+      },
+    }),
+    route({
+      method: 'delete', path: '/api/users/{id}/lock', operationId: 'unlockUser', summary: 'Lift every sign-in block of an account (admin)', tag, auth: true,
+      params: UserParams,
+      responses: { 204: { description: 'Unlocked: the account, its addresses and its current-password guesses start afresh' } },
+      errors: [403, 404],
+      async handle({ auth, params, res }) {
+        await deps.unlock.execute(auth.actor, params.id);
+        res.status(204).end();
+      },
+    }),
+    route({
+      method: 'delete', path: '/api/users/{id}/sso', operationId: 'unlinkUserSso', summary: "Unlink an account's single sign-on identity (admin); ends its sessions", tag, auth: true,
+      params: UserParams,
+      responses: { 204: { description: 'Unlinked (or nothing was linked); every session of the account ends' } },
+      errors: [403, 404],
+      async handle({ auth, params, res }) {
+        await deps.unlinkSso.execute(auth.actor, params.id);
         res.status(204).end();
       },
     }),

@@ -1,10 +1,20 @@
-import { createHash, randomBytes } from 'node:crypto';
+import { createHash, createHmac, randomBytes } from 'node:crypto';
 import type { SecretGenerator } from '../../application/ports.js';
 
 const SECRET_BYTES = 32;
 
-/** SecretGenerator on node:crypto: 256-bit random base64url strings SHA-256 digests and MD5 hex (KOReader's sync key and document digests). */
+/**
+ * SecretGenerator on node:crypto: 256-bit random base64url strings, SHA-256 digests, MD5 hex (KOReader's
+ * sync key and document digests) and keyed log tags (HMAC-SHA-256 under `tagKey`: derived from the JWT
+ * secret in production, so every instance tags a login alike; a random key when none is given).
+ */
 export class CryptoSecretGenerator implements SecretGenerator {
+  constructor(private readonly tagKey: Uint8Array = randomBytes(SECRET_BYTES)) {}
+
+  tag(value: string): string {
+    return createHmac('sha256', this.tagKey).update(value, 'utf8').digest('base64url').slice(0, 16);
+  }
+
   generate(): string {
     return randomBytes(SECRET_BYTES).toString('base64url');
   }

@@ -1,5 +1,4 @@
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
-import type { ActivityLog } from '../../application/ports.js';
 import type { AuthenticateKoboDevice, KoboSession } from '../../application/use-cases/authenticate-kobo-device.js';
 import type { GetBook } from '../../application/use-cases/get-book.js';
 import type { GetKoboBookFile } from '../../application/use-cases/get-kobo-book-file.js';
@@ -9,6 +8,7 @@ import type { ArchiveKoboBook } from '../../application/use-cases/kobo-library.j
 import type { SyncKoboLibrary } from '../../application/use-cases/sync-kobo-library.js';
 import type { UpdateProgress } from '../../application/use-cases/update-progress.js';
 import { bookNotFound, hasCodeOf, invalidInput } from '../../domain/error-catalogue.js';
+import { koboJson } from './kobo-body.js';
 import { KOBO_STORE_RESOURCES } from './kobo-resources.js';
 import { progressFromKobo } from './kobo-state.js';
 import type { KoboStore } from './kobo-store.js';
@@ -29,8 +29,6 @@ export interface KoboDeps extends KoboTagDeps {
   /** Set when KOBO_STORE_FORWARDING is on. */
   readonly store: KoboStore | null;
   readonly clock: { now(): Date };
-  /** Where sign-in refusals go (never the secret). */
-  readonly log: ActivityLog;
   /** PUBLIC_URL when set, else the request's validated scheme and host: the base of every URL a device follows. */
   readonly baseUrlOf: (req: Request) => string;
 }
@@ -50,8 +48,9 @@ const json = (res: Response, status: number, body: unknown) => res.status(status
  * the empty answers a Kobo accepts, or forwarded to the Kobo store when KOBO_STORE_FORWARDING is on.
  */
 export function koboRouter(deps: KoboDeps): Router {
-  const outer = express.Router();
-  const router = express.Router({ mergeParams: true });
+  // One spelling per path: /KOBO/... or /v1/Library/... is not a second door.
+  const outer = express.Router({ caseSensitive: true });
+  const router = express.Router({ mergeParams: true, caseSensitive: true });
   outer.use('/:secret', signIn(deps), router);
   const forwardOr = async (req: Request, res: Response, fallback: () => void, body?: Buffer) => {
     const answer = deps.store ? await deps.store.forward(req, req.path, body) : null;
@@ -89,7 +88,7 @@ export function koboRouter(deps: KoboDeps): Router {
     json(res, 200, { Resources: resources });
   });
 
-  router.post(['/v1/auth/device', '/v1/auth/refresh'], express.json({ limit: '16kb', type: () => true }), async (req, res) => {
+  router.post(['/v1/auth/device', '/v1/auth/refresh'], koboJson('16kb'), async (req, res) => {
     await forwardOr(req, res, () => {
       const userKey = typeof (req.body as { UserKey?: unknown } | undefined)?.UserKey === 'string' ? (req.body as { UserKey: string }).UserKey.slice(0, 200) : '';
       json(res, 200, { AccessToken: randomToken(), RefreshToken: randomToken(), TokenType: 'Bearer', TrackingId: crypto.randomUUID(), UserKey: userKey });
@@ -129,7 +128,7 @@ export function koboRouter(deps: KoboDeps): Router {
     if (found) json(res, 200, [readingState(found.book, found.progress.updatedAt ? { ...found.progress, updatedAt: found.progress.updatedAt } : null)]);
   });
 
-  router.put('/v1/library/:id/state', express.json({ limit: '64kb', type: () => true }), async (req, res) => {
+  router.put('/v1/library/:id/state', koboJson('64kb'), async (req, res) => {
     const { actor, device } = sessionOf(res);
     const id = String(req.params['id']);
     const current = await ours(req, res, () => deps.getProgress.execute(actor, id));
@@ -194,16 +193,11 @@ function randomToken(): string {
   return Buffer.from(crypto.getRandomValues(new Uint8Array(24))).toString('base64');
 }
 
-/** Checks the secret before any body is read; refusals are logged without it. */
+/** Checks the secret before any body is read; AuthenticateKoboDevice writes the auth event (never the secret). */
 function signIn(deps: KoboDeps) {
   return async (req: Request, res: Response, next: NextFunction) => {
     const address = req.ip ?? 'unknown';
-    try {
-      res.locals['koboSession'] = await deps.authenticate.execute({ secret: String(req.params['secret']), clientAddress: address, hardwareId: req.get('x-kobo-deviceid') ?? null });
-    } catch (error) {
-      deps.log.info({ event: 'kobo_auth_failed', address, code: (error as { code?: string }).code }, 'auth');
-      throw error;
-    }
+    res.locals['koboSession'] = await deps.authenticate.execute({ secret: String(req.params['secret']), clientAddress: address, hardwareId: req.get('x-kobo-deviceid') ?? null });
     next();
   };
 }

@@ -1,4 +1,4 @@
-import express, { type Request, type Response, type Router } from 'express';
+import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
 import type { AddBookToShelf } from '../../application/use-cases/add-book-to-shelf.js';
 import type { DeleteShelf } from '../../application/use-cases/delete-shelf.js';
@@ -7,7 +7,8 @@ import type { RemoveBookFromShelf } from '../../application/use-cases/remove-boo
 import type { UpdateShelf } from '../../application/use-cases/update-shelf.js';
 import { bookNotFound, bookNotOnShelf, hasCodeOf, invalidInput } from '../../domain/error-catalogue.js';
 import type { KoboSession } from '../../application/use-cases/authenticate-kobo-device.js';
-import { KOBO_DEVICE_NAME_PATTERN } from '../../domain/kobo-device.js';
+import { isCleanName, NAME_CONTROL_MESSAGE } from '../../domain/text.js';
+import { koboJson } from './kobo-body.js';
 
 export interface KoboTagDeps {
   readonly saveTag: SaveKoboTag;
@@ -19,7 +20,7 @@ export interface KoboTagDeps {
 
 const Items = z.array(z.object({ Type: z.string().max(100), RevisionId: z.string().max(200).optional() })).max(10_000);
 /** A collection name follows the name rules: no control character, tab or line break. */
-const Name = z.string().max(1000).regex(KOBO_DEVICE_NAME_PATTERN, 'must not hold control characters, tabs or line breaks');
+const Name = z.string().max(1000).refine(isCleanName, NAME_CONTROL_MESSAGE);
 const CreateBody = z.object({ Name, Items: Items.optional() });
 const RenameBody = z.object({ Name });
 const ItemsBody = z.object({ Items });
@@ -40,7 +41,7 @@ const bookIdsOf = (items: z.infer<typeof Items> | undefined): string[] =>
  * rename, delete, add items, remove items.
  */
 export function koboTagRoutes(router: Router, deps: KoboTagDeps, json: (res: Response, status: number, body: unknown) => void): void {
-  const body = express.json({ limit: '1mb', type: () => true });
+  const body = koboJson('1mb');
   const actor = (res: Response) => (res.locals['koboSession'] as KoboSession).actor;
   const tagId = (req: Request) => String(req.params['tagId']);
   router.post('/v1/library/tags', body, async (req, res) => {

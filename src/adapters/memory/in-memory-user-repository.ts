@@ -117,9 +117,19 @@ export class InMemoryUserRepository implements UserRepository {
   async linkOidcIdentity(id: string, identity: OidcIdentity, updatedAt: Date): Promise<User | null> {
     const stored = this.db.users.get(id);
     if (!stored || stored.oidc !== null) return null;
-    const linked: User = { ...stored, oidc: { issuer: identity.issuer, subject: identity.subject }, updatedAt };
+    const linked: User = {
+      ...stored, oidc: { issuer: identity.issuer, subject: identity.subject, linkedAt: updatedAt }, tokenVersion: stored.tokenVersion + 1, updatedAt,
+    };
     this.assertUnique(linked);
     this.db.users.set(id, copy(linked));
     return copy(linked);
+  }
+
+  async unlinkOidcIdentity(id: string, updatedAt: Date): Promise<User | null> {
+    const stored = this.db.users.get(id);
+    if (!stored || stored.oidc === null) return null;
+    const unlinked: User = { ...stored, oidc: null, tokenVersion: stored.tokenVersion + 1, updatedAt };
+    this.db.users.set(id, copy(unlinked));
+    return copy(unlinked);
   }
 }

@@ -30,6 +30,8 @@ export class MemoryDatabase {
   readonly digests = new Map<string, KoreaderDigests>();
   /** KOReader positions of unmatched documents, keyed by progressKey(userId, document). */
   readonly syncDocuments = new Map<string, SyncDocument>();
+  /** Addresses accounts signed in from, keyed by progressKey(userId, address); times in ms. */
+  readonly knownAddresses = new Map<string, { readonly userId: string; readonly address: string; readonly lastSignInAt: number }>();
   readonly koboDevices = new Map<string, KoboDevice>();
   /** Books hidden from a device, keyed by progressKey(deviceId, bookId). */
   readonly koboArchived = new Set<string>();

@@ -4,6 +4,7 @@ import type { StoreLimits } from '../../domain/shelf-rules.js';
 import { InMemoryApiKeyRepository } from './in-memory-api-key-repository.js';
 import { InMemoryBookDigestRepository } from './in-memory-book-digest-repository.js';
 import { InMemoryBookRepository } from './in-memory-book-repository.js';
+import { InMemoryKnownAddressRepository } from './in-memory-known-address-repository.js';
 import { InMemoryChangeFeed } from './in-memory-change-feed.js';
 import { InMemoryKoboDeviceRepository } from './in-memory-kobo-device-repository.js';
 import { InMemoryLoginThrottleRepository } from './in-memory-login-throttle-repository.js';
@@ -17,6 +18,8 @@ import { MemoryDatabase } from './memory-database.js';
 
 /** Every in-memory repository over one shared state (`DATABASE_URL=memory:` and tests). */
 export interface MemoryStore {
+  /** The state every repository shares (tests read it whole). */
+  readonly db: MemoryDatabase;
   readonly users: InMemoryUserRepository;
   readonly revocations: InMemoryTokenRevocationRepository;
   readonly throttle: InMemoryLoginThrottleRepository;
@@ -27,6 +30,7 @@ export interface MemoryStore {
   readonly progress: InMemoryProgressRepository;
   readonly digests: InMemoryBookDigestRepository;
   readonly syncDocuments: InMemorySyncDocumentRepository;
+  readonly knownAddresses: InMemoryKnownAddressRepository;
   readonly koboDevices: InMemoryKoboDeviceRepository;
   readonly changes: InMemoryChangeFeed;
   readonly health: HealthCheck;
@@ -45,6 +49,7 @@ export class InMemoryHealthCheck implements HealthCheck {
 export function createMemoryStore(limits: StoreLimits = {}): MemoryStore {
   const db = new MemoryDatabase();
   return {
+    db,
     users: new InMemoryUserRepository(db),
     revocations: new InMemoryTokenRevocationRepository(db),
     throttle: new InMemoryLoginThrottleRepository(db),
@@ -55,6 +60,7 @@ export function createMemoryStore(limits: StoreLimits = {}): MemoryStore {
     progress: new InMemoryProgressRepository(db),
     digests: new InMemoryBookDigestRepository(db),
     syncDocuments: new InMemorySyncDocumentRepository(db),
+    knownAddresses: new InMemoryKnownAddressRepository(db),
     koboDevices: new InMemoryKoboDeviceRepository(db),
     changes: new InMemoryChangeFeed(db),
     health: new InMemoryHealthCheck(db),

@@ -8,6 +8,7 @@ import { SYNC_DOCUMENT_INDEXES } from './mongo-sync-document-indexes.js';
 import { CHANGE_FEED_INDEXES } from './mongo-change-feed.js';
 import { KOBO_ARCHIVED_INDEXES, KOBO_DEVICE_INDEXES } from './mongo-kobo-device-repository.js';
 import { HOUSEKEEPING_INDEXES } from './mongo-housekeeping-indexes.js';
+import { KNOWN_ADDRESS_INDEXES } from './mongo-known-address-indexes.js';
 import { duplicateKeyReport, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
 /** The collections of one Stacks database and their indexes (created at start, idempotently). */
@@ -30,6 +31,7 @@ export const MONGO_INDEXES: Readonly<Record<string, IndexDescription[]>> = {
   progress: PROGRESS_INDEXES,
   book_digests: BOOK_DIGEST_INDEXES,
   sync_documents: SYNC_DOCUMENT_INDEXES,
+  known_addresses: KNOWN_ADDRESS_INDEXES,
   kobo_devices: KOBO_DEVICE_INDEXES,
   kobo_archived: KOBO_ARCHIVED_INDEXES,
   change_feed: CHANGE_FEED_INDEXES,

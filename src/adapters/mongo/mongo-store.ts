@@ -12,6 +12,7 @@ import { MongoDatabase } from './mongo-database.js';
 import { mappingStoreErrors } from './mongo-errors.js';
 import { MongoHealthCheck } from './mongo-health.js';
 import { bringIndexesUpToDate } from './mongo-index-layout.js';
+import { MongoKnownAddressRepository } from './mongo-known-address-repository.js';
 import { MongoLease } from './mongo-lease.js';
 import { backfillSearchTokens } from './mongo-library-migration.js';
 import { MongoLoginThrottleRepository } from './mongo-login-throttle-repository.js';
@@ -38,6 +39,7 @@ export interface MongoStore {
   readonly progress: MongoProgressRepository;
   readonly digests: MongoBookDigestRepository;
   readonly syncDocuments: MongoSyncDocumentRepository;
+  readonly knownAddresses: MongoKnownAddressRepository;
   readonly koboDevices: MongoKoboDeviceRepository;
   readonly changes: MongoChangeFeed;
   readonly health: MongoHealthCheck;
@@ -85,6 +87,7 @@ export async function createMongoStore(url: string, options: { serverSelectionTi
     progress: mappingStoreErrors(new MongoProgressRepository(db)),
     digests: mappingStoreErrors(new MongoBookDigestRepository(db)),
     syncDocuments: mappingStoreErrors(new MongoSyncDocumentRepository(db)),
+    knownAddresses: mappingStoreErrors(new MongoKnownAddressRepository(db)),
     koboDevices: mappingStoreErrors(new MongoKoboDeviceRepository(db)),
     changes: mappingStoreErrors(new MongoChangeFeed(db)),
     health: new MongoHealthCheck(db),

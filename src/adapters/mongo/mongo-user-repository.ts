@@ -22,6 +22,8 @@ interface UserDocument {
   authProvider: AuthProvider;
   oidcIssuer: string | null;
   oidcSubject: string | null;
+  /** When the identity was linked; absent on documents written before (their updatedAt stands in). */
+  oidcLinkedAt?: Date | null;
   disabled: boolean;
   tokenVersion: number;
   createdAt: Date;
@@ -134,10 +136,21 @@ export class MongoUserRepository implements UserRepository {
   async linkOidcIdentity(id: string, identity: OidcIdentity, updatedAt: Date): Promise<User | null> {
     const linked = await this.users.findOneAndUpdate(
       { _id: String(id), oidcIssuer: null, oidcSubject: null },
-      { $set: { oidcIssuer: String(identity.issuer), oidcSubject: String(identity.subject), updatedAt: new Date(updatedAt.getTime()) } },
+      {
+        $set: { oidcIssuer: String(identity.issuer), oidcSubject: String(identity.subject), oidcLinkedAt: new Date(updatedAt.getTime()), updatedAt: new Date(updatedAt.getTime()) },
+        $inc: { tokenVersion: 1 },
+      },
       { returnDocument: 'after' },
     ).catch((e: unknown) => Promise.reject(conflictOrSame(e, { users_oidc_identity: () => oidcIdentityTaken() })));
     return toUser(linked);
+  }
+
+  async unlinkOidcIdentity(id: string, updatedAt: Date): Promise<User | null> {
+    return toUser(await this.users.findOneAndUpdate(
+      { _id: String(id), oidcIssuer: { $type: 'string' } },
+      { $set: { oidcIssuer: null, oidcSubject: null, oidcLinkedAt: null, updatedAt: new Date(updatedAt.getTime()) }, $inc: { tokenVersion: 1 } },
+      { returnDocument: 'after' },
+    ));
   }
 
   /**
@@ -165,6 +178,7 @@ function toDocument(user: User): UserDocument {
     authProvider: user.authProvider,
     oidcIssuer: user.oidc?.issuer ?? null,
     oidcSubject: user.oidc?.subject ?? null,
+    oidcLinkedAt: user.oidc ? new Date(user.oidc.linkedAt.getTime()) : null,
     disabled: user.disabled,
     tokenVersion: user.tokenVersion,
     createdAt: new Date(user.createdAt.getTime()),
@@ -181,7 +195,7 @@ function toUser(d: UserDocument | null): User | null {
     passwordHash: d.passwordHash,
     roles: [...d.roles],
     authProvider: d.authProvider,
-    oidc: d.oidcIssuer !== null && d.oidcSubject !== null ? { issuer: d.oidcIssuer, subject: d.oidcSubject } : null,
+    oidc: d.oidcIssuer !== null && d.oidcSubject !== null ? { issuer: d.oidcIssuer, subject: d.oidcSubject, linkedAt: d.oidcLinkedAt ?? d.updatedAt } : null,
     disabled: d.disabled,
     tokenVersion: d.tokenVersion,
     createdAt: d.createdAt,

@@ -1,14 +1,13 @@
 import { createHmac, randomBytes } from 'node:crypto';
 import type { Request, Response } from 'express';
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
-import type { AuthenticateApiKey } from '../../application/use-cases/authenticate-api-key.js';
 import type { IssuedToken } from '../../application/ports.js';
 import type { LoginInput, LoginUser } from '../../application/use-cases/login-user.js';
 import { actorFor, type Actor } from '../../domain/actor.js';
 import { isApiKeySecret } from '../../domain/api-key.js';
 import { invalidCredentials } from '../../domain/error-catalogue.js';
 import { AuthenticationError } from '../../domain/errors.js';
-import { usernameKey, type User } from '../../domain/user.js';
+import type { User } from '../../domain/user.js';
 
 const BASIC = /^Basic +([A-Za-z0-9+/]+={0,2}) *$/i;
 /** Longest credentials header accepted (username 50 + password 72 bytes or an API key, base64, with room). */
@@ -41,7 +40,7 @@ export interface BasicAuthOptions {
  * guess is served from memory; parallel first requests with one pair share one LoginUser check, so a
  * reader fetching many covers at once does not spend its own account's attempts.
  * A password starting with `stk_` is a personal API key of that username, checked on every request
- * by AuthenticateApiKey (throttled per address before the lookup; its permissions are the ceiling).
+ * by Authenticate.withKey (a wrong key counted per address; its permissions are the ceiling).
  * Failures carry the Basic challenge so readers ask for the password.
  */
 export class BasicAuthenticator {
@@ -54,7 +53,6 @@ export class BasicAuthenticator {
   constructor(
     private readonly login: LoginUser,
     private readonly authenticate: Authenticate,
-    private readonly apiKeys: AuthenticateApiKey,
     options: BasicAuthOptions = {},
   ) {
     this.ttlMs = options.ttlMs ?? 5 * 60_000;
@@ -69,8 +67,8 @@ export class BasicAuthenticator {
       const cacheKey = createHmac('sha256', this.key).update(JSON.stringify([credentials.login, credentials.password])).digest('base64url');
       const cached = await this.fromCache(cacheKey);
       if (cached) return cached;
-      const { user } = await this.check(cacheKey, { ...credentials, clientAddress: req.ip ?? 'unknown' });
-      return actorFor(user);
+      const { user, token } = await this.check(cacheKey, { ...credentials, clientAddress: req.ip ?? 'unknown', method: 'opds_password' });
+      return actorFor(user, { kind: 'token', jti: token.jti, tokenVersion: user.tokenVersion });
     } catch (error) {
       if (error instanceof AuthenticationError) res.setHeader('WWW-Authenticate', BASIC_CHALLENGE);
       throw error;
@@ -79,10 +77,9 @@ export class BasicAuthenticator {
 
   /** The key's owner acting through it, when the key belongs to the given username; else invalid credentials. */
   private async keyActor(login: string, secret: string, clientAddress: string): Promise<Actor> {
-    const { actor, user } = await this.apiKeys.execute({ secret }, clientAddress).catch((error: unknown) => {
+    const { actor } = await this.authenticate.withKey(secret, clientAddress, { method: 'opds_key', username: login }).catch((error: unknown) => {
       throw error instanceof AuthenticationError ? invalidCredentials() : error;
     });
-    if (usernameKey(user.username) !== usernameKey(login.trim())) throw invalidCredentials();
     return actor;
   }
 

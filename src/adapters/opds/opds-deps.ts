@@ -1,6 +1,5 @@
 import type { Request } from 'express';
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
-import type { AuthenticateApiKey } from '../../application/use-cases/authenticate-api-key.js';
 import type { GetBook } from '../../application/use-cases/get-book.js';
 import type { GetBookCover } from '../../application/use-cases/get-book-cover.js';
 import type { GetBookFile } from '../../application/use-cases/get-book-file.js';
@@ -13,10 +12,8 @@ import type { LoginUser } from '../../application/use-cases/login-user.js';
 /** The use cases both OPDS catalogs (1.2 at /opds, 2.0 at /opds/v2) read through. */
 export interface OpdsDeps {
   readonly login: LoginUser;
-  /** Re-checks a remembered Basic login like a bearer token (disabled, password changed, roles). */
+  /** Re-checks a remembered Basic login like a bearer token (disabled, password changed, roles), and checks a personal API key given as the Basic password. */
   readonly authenticate: Authenticate;
-  /** Checks a personal API key given as the Basic password. */
-  readonly apiKeys: AuthenticateApiKey;
   readonly listBooks: ListBooks;
   readonly getBook: GetBook;
   readonly file: GetBookFile;

@@ -22,8 +22,8 @@ const sendXml = (res: Response, type: string, xml: string) => sendBody(res, `${t
  * and the OPDS 2.0 catalog under /opds/v2 with the same authenticator.
  */
 export function opdsRouter(deps: OpdsDeps): Router {
-  const router = express.Router();
-  const basic = new BasicAuthenticator(deps.login, deps.authenticate, deps.apiKeys);
+  const router = express.Router({ caseSensitive: true });
+  const basic = new BasicAuthenticator(deps.login, deps.authenticate);
   router.use('/v2', opds2Router(deps, basic));
   router.use(async (req, res, next) => {
     res.locals['actor'] = await basic.actor(req, res);

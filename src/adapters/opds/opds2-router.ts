@@ -25,7 +25,7 @@ const json = (res: Response, type: string, body: unknown) => sendBody(res, type,
  * Downloads and covers are the OPDS 1.2 routes, behind the same credentials.
  */
 export function opds2Router(deps: OpdsDeps, basic: BasicAuthenticator): Router {
-  const router = express.Router();
+  const router = express.Router({ caseSensitive: true });
   const document = (req: Request) => authenticationDocument(deps.baseUrlOf(req));
   router.get('/auth', (req, res) => json(res, OPDS2_TYPES.authentication, document(req)));
   router.use(async (req, res, next) => {

@@ -219,6 +219,18 @@ CREATE TABLE sync_documents (
 ) WITHOUT ROWID;
 `;
 
+const KNOWN_ADDRESSES_AND_LINK_TIMES = `
+CREATE TABLE known_addresses (
+  user_id TEXT NOT NULL REFERENCES users (id) ON DELETE CASCADE,
+  address TEXT NOT NULL,
+  last_sign_in_at INTEGER NOT NULL,
+  PRIMARY KEY (user_id, address)
+) WITHOUT ROWID;
+CREATE INDEX known_addresses_last ON known_addresses (last_sign_in_at);
+ALTER TABLE users ADD COLUMN oidc_linked_at INTEGER;
+UPDATE users SET oidc_linked_at = CASE WHEN auth_provider = 'oidc' THEN created_at ELSE updated_at END WHERE oidc_issuer IS NOT NULL;
+`;
+
 /**
  * Kobo devices (their archived books cascade with them), and the change feed Kobo sync reads: one row
  * per entity, renumbered on every change (AUTOINCREMENT never reuses a number; writers take turns, so
@@ -289,7 +301,7 @@ export const MIGRATIONS: readonly Migration[] = [
   { version: 5, name: 'personal API keys', sql: API_KEYS },
   { version: 6, name: 'KOReader document digests', sql: BOOK_DIGESTS },
   { version: 7, name: 'KOReader positions of unmatched documents', sql: SYNC_DOCUMENTS },
-  // 8 is another step's number (planned in parallel; a gap is allowed).
+  { version: 8, name: 'known sign-in addresses; single sign-on link times', sql: KNOWN_ADDRESSES_AND_LINK_TIMES },
   { version: 9, name: 'KOReader positions by recency, for the per-user cap', sql: SYNC_DOCUMENTS_BY_RECENCY },
   { version: 10, name: 'Kobo devices and the change feed', sql: KOBO_SYNC },
   { version: 11, name: 'book counts by format, tag, author and short gram', sql: BOOK_COUNTS, run: backfillGramCounts },

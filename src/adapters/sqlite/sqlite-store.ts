@@ -8,6 +8,7 @@ import { SqliteBookRepository } from './sqlite-book-repository.js';
 import { SqliteChangeFeed } from './sqlite-change-feed.js';
 import { SqliteKoboDeviceRepository } from './sqlite-kobo-device-repository.js';
 import { openSqliteCounterConnection, openSqliteDatabase } from './sqlite-database.js';
+import { SqliteKnownAddressRepository } from './sqlite-known-address-repository.js';
 import { SqliteLoginThrottleRepository } from './sqlite-login-throttle-repository.js';
 import { SqliteOneTimeCodeRepository } from './sqlite-one-time-code-repository.js';
 import { SqliteRateCounter } from './sqlite-rate-counter.js';
@@ -30,6 +31,7 @@ export interface SqliteStore {
   readonly progress: SqliteProgressRepository;
   readonly digests: SqliteBookDigestRepository;
   readonly syncDocuments: SqliteSyncDocumentRepository;
+  readonly knownAddresses: SqliteKnownAddressRepository;
   readonly koboDevices: SqliteKoboDeviceRepository;
   readonly changes: SqliteChangeFeed;
   readonly health: HealthCheck;
@@ -71,6 +73,7 @@ export function createSqliteStore(dataDir: string, limits: StoreLimits = {}): Sq
     progress: new SqliteProgressRepository(db),
     digests: new SqliteBookDigestRepository(db),
     syncDocuments: new SqliteSyncDocumentRepository(db),
+    knownAddresses: new SqliteKnownAddressRepository(counters),
     koboDevices: new SqliteKoboDeviceRepository(db),
     changes: new SqliteChangeFeed(db),
     health: new SqliteHealthCheck(db),

@@ -17,16 +17,17 @@ interface UserRow {
   auth_provider: AuthProvider;
   oidc_issuer: string | null;
   oidc_subject: string | null;
+  oidc_linked_at: number | null;
   disabled: number;
   token_version: number;
   created_at: number;
   updated_at: number;
 }
 
-const COLUMNS = `id, username, email, password_hash, roles, auth_provider, oidc_issuer, oidc_subject,
+const COLUMNS = `id, username, email, password_hash, roles, auth_provider, oidc_issuer, oidc_subject, oidc_linked_at,
   disabled, token_version, created_at, updated_at`;
 const VALUES = `@id, @username, @username_key, @email, @email_key, @password_hash, @roles, @auth_provider,
-  @oidc_issuer, @oidc_subject, @disabled, @token_version, @created_at, @updated_at`;
+  @oidc_issuer, @oidc_subject, @oidc_linked_at, @disabled, @token_version, @created_at, @updated_at`;
 
 /** UserRepository on SQLite; usernames and e-mails are unique through lower-cased key columns. */
 export class SqliteUserRepository implements UserRepository {
@@ -43,10 +44,11 @@ export class SqliteUserRepository implements UserRepository {
   private readonly page: Statement;
   private readonly total: Statement;
   private readonly linkIfUnlinked: Statement;
+  private readonly unlinkIfLinked: Statement;
 
   constructor(db: Database) {
     this.insert = db.prepare(`INSERT INTO users (id, username, username_key, email, email_key, password_hash, roles,
-      auth_provider, oidc_issuer, oidc_subject, disabled, token_version, created_at, updated_at) VALUES (${VALUES})`);
+      auth_provider, oidc_issuer, oidc_subject, oidc_linked_at, disabled, token_version, created_at, updated_at) VALUES (${VALUES})`);
     this.byId = db.prepare(`SELECT ${COLUMNS} FROM users WHERE id = ?`);
     const anyUser = db.prepare('SELECT 1 FROM users LIMIT 1').pluck();
     this.insertAdminIfFirstTx = db.transaction((user: User) => {
@@ -84,8 +86,11 @@ export class SqliteUserRepository implements UserRepository {
     this.byOidc = db.prepare(`SELECT ${COLUMNS} FROM users WHERE oidc_issuer = ? AND oidc_subject = ?`);
     this.page = db.prepare(`SELECT ${COLUMNS} FROM users ORDER BY created_at, id LIMIT ? OFFSET ?`);
     this.total = db.prepare('SELECT count(*) FROM users').pluck();
-    this.linkIfUnlinked = db.prepare(`UPDATE users SET oidc_issuer = @issuer, oidc_subject = @subject, updated_at = @updated_at
+    this.linkIfUnlinked = db.prepare(`UPDATE users SET oidc_issuer = @issuer, oidc_subject = @subject, oidc_linked_at = @updated_at,
+      token_version = token_version + 1, updated_at = @updated_at
       WHERE id = @id AND oidc_issuer IS NULL AND oidc_subject IS NULL RETURNING ${COLUMNS}`);
+    this.unlinkIfLinked = db.prepare(`UPDATE users SET oidc_issuer = NULL, oidc_subject = NULL, oidc_linked_at = NULL,
+      token_version = token_version + 1, updated_at = ? WHERE id = ? AND oidc_issuer IS NOT NULL RETURNING ${COLUMNS}`);
   }
 
   async create(user: User): Promise<void> {
@@ -156,6 +161,10 @@ export class SqliteUserRepository implements UserRepository {
       throw isUniqueViolation(error) && error.message.includes('users.oidc_issuer') ? oidcIdentityTaken() : error;
     }
   }
+
+  async unlinkOidcIdentity(id: string, updatedAt: Date): Promise<User | null> {
+    return toUser(this.unlinkIfLinked.get(toMillis(updatedAt), id) as UserRow | undefined);
+  }
 }
 
 function toParams(user: User): Record<string, unknown> {
@@ -170,6 +179,7 @@ function toParams(user: User): Record<string, unknown> {
     auth_provider: user.authProvider,
     oidc_issuer: user.oidc?.issuer ?? null,
     oidc_subject: user.oidc?.subject ?? null,
+    oidc_linked_at: user.oidc ? toMillis(user.oidc.linkedAt) : null,
     disabled: user.disabled ? 1 : 0,
     token_version: user.tokenVersion,
     created_at: toMillis(user.createdAt),
@@ -186,7 +196,9 @@ function toUser(row: UserRow | undefined): User | null {
     passwordHash: row.password_hash,
     roles: JSON.parse(row.roles) as RoleName[],
     authProvider: row.auth_provider,
-    oidc: row.oidc_issuer !== null && row.oidc_subject !== null ? { issuer: row.oidc_issuer, subject: row.oidc_subject } : null,
+    oidc: row.oidc_issuer !== null && row.oidc_subject !== null
+      ? { issuer: row.oidc_issuer, subject: row.oidc_subject, linkedAt: fromMillis(row.oidc_linked_at ?? row.updated_at) }
+      : null,
     disabled: row.disabled === 1,
     tokenVersion: row.token_version,
     createdAt: fromMillis(row.created_at),

@@ -76,6 +76,11 @@ export interface SecretGenerator {
   generate(): string;
   /** The base64url SHA-256 digest of value (PKCE S256 challenges, stored code hashes). */
   digest(value: string): string;
+  /**
+   * A short keyed digest of value for logs: the same value gets the same tag, and nobody without the key
+   * (never logged) can tell what it was, so a mistyped password in a login field cannot be read back.
+   */
+  tag(value: string): string;
   /** The lowercase hex MD5 of value's UTF-8 bytes (what KOReader sends as its sync key). */
   md5Hex(value: string): string;
   /** The lowercase hex MD5 of the parts' bytes, in order (KOReader's document digest). */

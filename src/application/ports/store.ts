@@ -60,10 +60,13 @@ export interface UserRepository {
   list(page: PageRequest): Promise<Slice<User>>;
   count(): Promise<number>;
   /**
-   * Links the SSO identity to the account only while it has none; null when there is no such account
-   * or it already has one. Throws ConflictError `oidc_identity_already_linked` when another account holds it.
+   * Links the SSO identity to the account only while it has none, linked at `updatedAt`, and bumps the
+   * token version (the account's other sessions end), in one atomic write; null when there is no such
+   * account or it already has one. Throws ConflictError `oidc_identity_already_linked` when another account holds it.
    */
   linkOidcIdentity(id: string, identity: OidcIdentity, updatedAt: Date): Promise<User | null>;
+  /** Removes the account's SSO identity and bumps the token version, in one atomic write; null when there is no such account or it has none. */
+  unlinkOidcIdentity(id: string, updatedAt: Date): Promise<User | null>;
 }
 
 export interface TokenRevocationRepository {
@@ -86,6 +89,23 @@ export interface LoginThrottleRepository {
   release(key: string, now: Date, policy: ThrottlePolicy): Promise<void>;
   /** Forgets the key, block included. */
   reset(key: string): Promise<void>;
+}
+
+/**
+ * The client addresses (buckets, see `addressBucket`) each account signed in from, and when last, so a
+ * lockout spares the account's own addresses (API.md "Lockouts cannot be used to lock people out").
+ */
+export interface KnownAddressRepository {
+  /** Records a sign-in of the account from the address at `at`, in one upsert that only ever moves the time forward. */
+  remember(userId: string, address: string, at: Date): Promise<void>;
+  /** When the account last signed in from the address; null when never, or since forgotten. */
+  lastSignIn(userId: string, address: string): Promise<Date | null>;
+  /** The addresses the account signed in from at or after `since`, most recent first, at most `limit`. */
+  recent(userId: string, since: Date, limit: number): Promise<string[]>;
+  /** Forgets every address of a deleted account. */
+  deleteForUser(userId: string): Promise<void>;
+  /** Forgets sign-ins before `before` (housekeeping); returns how many. */
+  purgeBefore(before: Date): Promise<number>;
 }
 
 export interface ApiKeyRepository {

@@ -1,7 +1,8 @@
 import type { Actor } from '../../domain/actor.js';
 import { bookNotFound } from '../../domain/error-catalogue.js';
 import type { BookRepository, Clock, ShelfRepository } from '../ports.js';
-import { findEditableShelf } from './shelf-access.js';
+import type { Authority } from './authority.js';
+import { confirmShelfEditor, findEditableShelf } from './shelf-access.js';
 
 export interface AddBookToShelfResult {
   /** False when the book was already on the shelf (the call is idempotent). */
@@ -14,6 +15,7 @@ export class AddBookToShelf {
     private readonly shelves: ShelfRepository,
     private readonly books: BookRepository,
     private readonly clock: Clock,
+    private readonly authority: Authority,
   ) {}
 
   async execute(actor: Actor, input: { shelfId: string; bookId: string }): Promise<AddBookToShelfResult> {
@@ -21,6 +23,7 @@ export class AddBookToShelf {
     if (!(await this.books.existingIds([input.bookId])).has(input.bookId)) {
       throw bookNotFound(input.bookId);
     }
+    await confirmShelfEditor(this.authority, actor, shelf);
     return { added: await this.shelves.addBook(shelf.id, input.bookId, this.clock.now()) };
   }
 }

@@ -1,4 +1,5 @@
 import { actorFor, type Actor } from '../../domain/actor.js';
+import { actsThroughKey } from '../../domain/api-key.js';
 import { permissionDenied } from '../../domain/error-catalogue.js';
 import { canManageUsers } from '../../domain/policies.js';
 import type { User } from '../../domain/user.js';
@@ -6,13 +7,18 @@ import type { SecretGenerator, UserRepository } from '../ports.js';
 import { requireUser } from './user-admin.js';
 
 /**
- * The owner whose keys the actor manages: the actor's own account, or (admin only) anyone's.
- * Read from the store, so the owner's current roles apply.
+ * The owner whose keys the actor manages: the actor's own account, or (admin only) anyone's. Keys are
+ * managed from a signed-in session only: an actor acting through a key is refused (403), whatever the
+ * key's permissions. Read from the store (or `read`, the actor's account just read), so the owner's
+ * current roles apply.
  */
-export async function keyOwnerFor(actor: Actor, ownerId: string, users: UserRepository): Promise<{ owner: User; ownerActor: Actor }> {
+export async function keyOwnerFor(
+  actor: Actor, ownerId: string, users: UserRepository, read: User | null = null,
+): Promise<{ owner: User; ownerActor: Actor }> {
+  if (actsThroughKey(actor)) throw permissionDenied();
   if (ownerId !== actor.id && !canManageUsers(actor)) throw permissionDenied();
-  const owner = await requireUser(users, ownerId);
-  return { owner, ownerActor: actorFor(owner) };
+  const owner = read?.id === ownerId ? read : await requireUser(users, ownerId);
+  return { owner, ownerActor: actorFor(owner, actor.credential) };
 }
 
 /** The stored lookup digest of a key secret: sha256(md5hex(secret)). */

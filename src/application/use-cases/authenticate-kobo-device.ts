@@ -6,6 +6,7 @@ import type { ThrottlePolicy } from '../../domain/login-throttle.js';
 import { canReadBooks } from '../../domain/policies.js';
 import type { User } from '../../domain/user.js';
 import type { Clock, KoboDeviceRepository, LoginThrottleRepository, SecretGenerator, UserRepository } from '../ports.js';
+import type { AuthEvents } from './auth-events.js';
 
 /** A Kobo request's device: its owner acting (with the owner's current permissions) and the device as stored. */
 export interface KoboSession {
@@ -40,16 +41,30 @@ export class AuthenticateKoboDevice {
     private readonly throttle: LoginThrottleRepository,
     private readonly clock: Clock,
     private readonly policies: { readonly address: ThrottlePolicy; readonly device: ThrottlePolicy },
+    private readonly events: AuthEvents,
   ) {}
 
+  /** One auth event per check (method `kobo_url`): the owner's id when the device is known, never the secret. */
   async execute(credentials: KoboCredentials): Promise<KoboSession> {
+    let ownerId: string | null = null;
+    try {
+      const session = await this.check(credentials, (id) => (ownerId = id));
+      this.events.succeeded('kobo_url', session.user.id, credentials.clientAddress);
+      return session;
+    } catch (error) {
+      this.events.failed('kobo_url', ownerId === null ? null : { userId: ownerId }, credentials.clientAddress, error);
+      throw error;
+    }
+  }
+
+  private async check(credentials: KoboCredentials, found: (ownerId: string) => void): Promise<KoboSession> {
     const reserved: Array<[string, ThrottlePolicy]> = [[`kobo-address:${addressBucket(credentials.clientAddress)}`, this.policies.address]];
     if (credentials.hardwareId && HARDWARE_ID.test(credentials.hardwareId)) reserved.push([`kobo-device:${credentials.hardwareId}`, this.policies.device]);
     for (const [key, policy] of reserved) {
       const waitMs = await this.throttle.reserve(key, this.clock.now(), policy);
       if (waitMs > 0) throw rateLimited(Math.ceil(waitMs / 1000));
     }
-    const { device, user } = await this.lookUp(credentials.secret).catch(async (error: unknown) => {
+    const { device, user } = await this.lookUp(credentials.secret, found).catch(async (error: unknown) => {
       await this.release(reserved).catch(() => undefined); // the store failed (503): no secret was judged, the attempt is given back
       throw error;
     });
@@ -57,13 +72,14 @@ export class AuthenticateKoboDevice {
     const now = this.clock.now();
     await this.release(reserved);
     if (koboTouchDue(device, now)) await this.devices.touchLastUsed(device.id, now, KOBO_DEVICE_TOUCH_INTERVAL_MS);
-    const actor = actorFor(user);
+    const actor = actorFor(user, { kind: 'kobo', deviceId: device.id, lookup: device.lookup });
     if (!canReadBooks(actor)) throw permissionDenied();
     return { actor, user, device };
   }
 
-  private async lookUp(secret: string): Promise<{ device: KoboDevice | null; user: User | null }> {
+  private async lookUp(secret: string, found: (ownerId: string) => void): Promise<{ device: KoboDevice | null; user: User | null }> {
     const device = SECRET.test(secret) ? await this.devices.findByLookup(this.secrets.digest(secret)) : null;
+    if (device) found(device.ownerId);
     return { device, user: device ? await this.users.findById(device.ownerId) : null };
   }
 

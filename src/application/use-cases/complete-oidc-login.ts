@@ -19,7 +19,7 @@ export interface OidcCallbackInput {
 
 export type OidcLoginResult =
   | { readonly kind: 'signed_in'; readonly user: User; readonly token: IssuedToken }
-  | { readonly kind: 'redirect'; readonly location: string };
+  | { readonly kind: 'redirect'; readonly location: string; readonly user: User };
 
 const LOGIN_CODE_TTL_MS = 60_000;
 
@@ -57,12 +57,13 @@ export class CompleteOidcLogin {
       redirectUri: this.settings.redirectUri,
     });
     const linkTo = linkTargetOf(pending);
+    if (linkTo === 'malformed') throw oidcCallbackInvalid();
     const user = linkTo === null ? await this.accounts.resolve(claims) : await this.accounts.link(linkTo, claims);
     if (user.disabled) throw accountDisabled();
     if (binding.returnTo === null) return { kind: 'signed_in', user, token: this.tokens.issue(user) };
     const code = this.secrets.generate();
     const expiresAt = new Date(this.clock.now().getTime() + LOGIN_CODE_TTL_MS);
     await this.codes.put(oidcLoginCodeKey(this.secrets.digest(code)), user.id, expiresAt);
-    return { kind: 'redirect', location: withLoginCode(binding.returnTo, code) };
+    return { kind: 'redirect', location: withLoginCode(binding.returnTo, code), user };
   }
 }

@@ -4,6 +4,7 @@ import { canCreateShelf } from '../../domain/policies.js';
 import type { Shelf } from '../../domain/shelf.js';
 import { assertShelfBookList, normalizeShelfDescription, normalizeShelfName } from '../../domain/shelf-rules.js';
 import type { BookRepository, Clock, IdGenerator, ShelfRepository } from '../ports.js';
+import type { Authority } from './authority.js';
 import { assertBooksExist } from './shelf-access.js';
 
 export interface CreateShelfInput {
@@ -20,6 +21,7 @@ export class CreateShelf {
     private readonly books: BookRepository,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly authority: Authority,
   ) {}
 
   async execute(actor: Actor, input: CreateShelfInput): Promise<Shelf> {
@@ -29,13 +31,15 @@ export class CreateShelf {
     const bookIds = [...(input.bookIds ?? [])];
     assertShelfBookList(bookIds);
     await assertBooksExist(this.books, bookIds);
+    const { actor: owner } = await this.authority.confirm(actor);
+    if (!canCreateShelf(owner)) throw permissionDenied();
     const now = this.clock.now();
     const shelf: Shelf = {
       id: this.ids.next(),
       name,
       description,
       isPublic: input.isPublic ?? false,
-      owner: { id: actor.id, username: actor.username },
+      owner: { id: owner.id, username: owner.username },
       bookIds,
       bookCount: bookIds.length,
       createdAt: now,

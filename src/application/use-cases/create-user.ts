@@ -4,6 +4,7 @@ import type { RoleName } from '../../domain/permissions.js';
 import { canManageUsers } from '../../domain/policies.js';
 import { newLocalUser, USERNAME_PATTERN, type User } from '../../domain/user.js';
 import type { Clock, IdGenerator, PasswordHasher, UserRepository } from '../ports.js';
+import type { Authority } from './authority.js';
 import { assertAcceptablePassword } from './password-rules.js';
 
 export interface CreateUserInput {
@@ -25,6 +26,7 @@ export class CreateUser {
     private readonly hasher: PasswordHasher,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly authority: Authority,
   ) {}
 
   async execute(actor: Actor, input: CreateUserInput): Promise<User> {
@@ -44,6 +46,7 @@ export class CreateUser {
       roles: input.roles,
       now: this.clock.now(),
     });
+    if (!canManageUsers((await this.authority.confirm(actor)).actor)) throw permissionDenied();
     await this.users.create(user);
     return user;
   }

@@ -1,14 +1,17 @@
 import type { Actor } from '../../domain/actor.js';
-import type { User } from '../../domain/user.js';
 import type { UserRepository } from '../ports.js';
-import { requireUser, requireUserAdmin } from './user-admin.js';
+import type { AccountLockout } from './account-lockout.js';
+import { managed, requireUser, requireUserAdmin, type ManagedUser } from './user-admin.js';
 
-/** Reads one account (admin only). */
+/** Reads one account (admin only), with when its sign-in block ends. */
 export class GetUser {
-  constructor(private readonly users: UserRepository) {}
+  constructor(
+    private readonly users: UserRepository,
+    private readonly lockout: AccountLockout,
+  ) {}
 
-  async execute(actor: Actor, id: string): Promise<User> {
+  async execute(actor: Actor, id: string): Promise<ManagedUser> {
     requireUserAdmin(actor);
-    return requireUser(this.users, id);
+    return managed(this.lockout, await requireUser(this.users, id));
   }
 }

@@ -1,11 +1,12 @@
 import type { Actor } from '../../domain/actor.js';
 import { actsThroughKey } from '../../domain/api-key.js';
 import { invalidInput, koboDeviceNotFound, permissionDenied } from '../../domain/error-catalogue.js';
-import { KOBO_DEVICE_NAME_MAX, KOBO_DEVICE_NAME_PATTERN, KOBO_DEVICE_SHELVES_MAX, type KoboDevice } from '../../domain/kobo-device.js';
+import { KOBO_DEVICE_NAME_MAX, KOBO_DEVICE_SHELVES_MAX, type KoboDevice } from '../../domain/kobo-device.js';
 import { pageOf, type Page, type PageRequest } from '../../domain/page.js';
 import { canSeeShelf } from '../../domain/policies.js';
-import type { Clock, IdGenerator, KoboDeviceRepository, SecretGenerator, ShelfRepository, UserRepository } from '../ports.js';
-import { requireUser } from './user-admin.js';
+import { isCleanName, NAME_CONTROL_MESSAGE } from '../../domain/text.js';
+import type { Clock, IdGenerator, KoboDeviceRepository, SecretGenerator, ShelfRepository } from '../ports.js';
+import type { Authority } from './authority.js';
 
 export interface CreateKoboDeviceInput {
   readonly name: string;
@@ -24,26 +25,33 @@ function requireSession(actor: Actor): void {
   if (actsThroughKey(actor)) throw permissionDenied();
 }
 
-/** Adds a Kobo device to the caller's account: a new sync URL secret, stored as its digest. */
+/**
+ * Adds a Kobo device to the caller's account: a new sync URL secret, stored as its digest. Authority is
+ * confirmed just before the write, and the device records the owner's token version as confirmed then
+ * (the creating session's own): a device asked for by a session revoked meanwhile is never stored.
+ */
 export class CreateKoboDevice {
   constructor(
     private readonly devices: KoboDeviceRepository,
-    private readonly users: UserRepository,
     private readonly shelves: ShelfRepository,
     private readonly secrets: SecretGenerator,
     private readonly clock: Clock,
     private readonly ids: IdGenerator,
+    private readonly authority: Authority,
   ) {}
 
   async execute(actor: Actor, input: CreateKoboDeviceInput): Promise<CreatedKoboDevice> {
     requireSession(actor);
-    const owner = await requireUser(this.users, actor.id);
     const name = input.name.trim();
-    if (name.length === 0 || name.length > KOBO_DEVICE_NAME_MAX || !KOBO_DEVICE_NAME_PATTERN.test(name)) {
-      throw invalidInput('The device needs a name.', [{ field: 'name', message: `must be 1 to ${KOBO_DEVICE_NAME_MAX} characters without control characters` }]);
+    if (name.length === 0 || name.length > KOBO_DEVICE_NAME_MAX) {
+      throw invalidInput('The device needs a name.', [{ field: 'name', message: `must be 1 to ${KOBO_DEVICE_NAME_MAX} characters` }]);
     }
+    if (!isCleanName(name)) throw invalidInput('The device name is invalid.', [{ field: 'name', message: NAME_CONTROL_MESSAGE }]);
     const shelfIds = [...(input.shelfIds ?? [])];
-    await this.checkShelves(actor, shelfIds);
+    // Decided with the account as it is now (the body may have been held while a password changed).
+    const { actor: confirmed, user: owner } = await this.authority.confirm(actor);
+    if (!owner || actsThroughKey(confirmed)) throw permissionDenied();
+    await this.checkShelves(confirmed, shelfIds);
     const secret = this.secrets.generate();
     const device: KoboDevice = {
       id: this.ids.next(), ownerId: owner.id, name, lookup: this.secrets.digest(secret), shelfIds,
@@ -75,12 +83,16 @@ export class ListKoboDevices {
   }
 }
 
-/** Deletes one of the caller's Kobo devices; its sync URL stops working on the next request, on every instance. */
+/** Deletes one of the caller's Kobo devices (authority confirmed just before); its sync URL stops working on the next request, on every instance. */
 export class RevokeKoboDevice {
-  constructor(private readonly devices: KoboDeviceRepository) {}
+  constructor(
+    private readonly devices: KoboDeviceRepository,
+    private readonly authority: Authority,
+  ) {}
 
   async execute(actor: Actor, id: string): Promise<void> {
     requireSession(actor);
+    await this.authority.confirm(actor);
     if (!(await this.devices.revoke(actor.id, id))) throw koboDeviceNotFound(id);
   }
 }

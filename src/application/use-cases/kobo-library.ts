@@ -4,6 +4,7 @@ import type { Shelf } from '../../domain/shelf.js';
 import { shelfNameKey } from '../../domain/shelf-rules.js';
 import type { BookRepository, KoboDeviceRepository, ShelfRepository } from '../ports.js';
 import type { AddBookToShelf } from './add-book-to-shelf.js';
+import type { Authority } from './authority.js';
 import { findReadableBook } from './book-access.js';
 import type { CreateShelf } from './create-shelf.js';
 
@@ -12,10 +13,13 @@ export class ArchiveKoboBook {
   constructor(
     private readonly books: BookRepository,
     private readonly devices: KoboDeviceRepository,
+    private readonly authority: Authority,
   ) {}
 
   async execute(actor: Actor, deviceId: string, bookId: string): Promise<void> {
-    const book = await findReadableBook(this.books, actor, bookId);
+    await findReadableBook(this.books, actor, bookId);
+    // Decided again with the device and its owner as they are now (the device may have been removed meanwhile).
+    const book = await findReadableBook(this.books, (await this.authority.confirm(actor)).actor, bookId);
     await this.devices.archive(deviceId, book.id);
   }
 }

@@ -1,16 +1,19 @@
 import type { Actor } from '../../domain/actor.js';
 import { pageOf, type Page, type PageRequest } from '../../domain/page.js';
-import type { User } from '../../domain/user.js';
 import type { UserRepository } from '../ports.js';
-import { requireUserAdmin } from './user-admin.js';
+import type { AccountLockout } from './account-lockout.js';
+import { managed, requireUserAdmin, type ManagedUser } from './user-admin.js';
 
-/** Lists every account (admin only). */
+/** Lists every account (admin only), each with when its sign-in block ends. */
 export class ListUsers {
-  constructor(private readonly users: UserRepository) {}
+  constructor(
+    private readonly users: UserRepository,
+    private readonly lockout: AccountLockout,
+  ) {}
 
-  async execute(actor: Actor, page: PageRequest): Promise<Page<User>> {
+  async execute(actor: Actor, page: PageRequest): Promise<Page<ManagedUser>> {
     requireUserAdmin(actor);
     const { items, total } = await this.users.list(page);
-    return pageOf(items, total, page);
+    return pageOf(await Promise.all(items.map((user) => managed(this.lockout, user))), total, page);
   }
 }

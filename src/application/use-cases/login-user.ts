@@ -1,9 +1,10 @@
 import { addressBucket } from '../../domain/client-address.js';
 import { invalidCredentials, localLoginDisabled, rateLimited } from '../../domain/error-catalogue.js';
-import { KnownBlocks } from '../../domain/known-blocks.js';
 import type { ThrottlePolicy } from '../../domain/login-throttle.js';
 import { normalizeEmail, usernameKey, type User } from '../../domain/user.js';
 import type { Clock, IssuedToken, LoginThrottleRepository, PasswordHasher, TokenService, UserRepository } from '../ports.js';
+import type { AccountLockout } from './account-lockout.js';
+import type { AuthEvents, AuthSubject } from './auth-events.js';
 
 export interface LoginPolicies {
   /** Consecutive failures against one account, from any address. */
@@ -17,6 +18,8 @@ export interface LoginInput {
   readonly login: string;
   readonly password: string;
   readonly clientAddress: string;
+  /** Where the password was typed, for the auth log: the login route (default) or an OPDS reader's Basic auth. */
+  readonly method?: 'password' | 'opds_password';
 }
 
 const secondsOf = (ms: number) => Math.ceil(ms / 1000);
@@ -24,13 +27,13 @@ const secondsOf = (ms: number) => Math.ceil(ms / 1000);
 /**
  * Password login. Unknown user, wrong password and disabled account fail alike and cost one
  * bcrypt comparison each. Every attempt is reserved in the throttle store, per address and then per
- * account, before bcrypt runs, so a burst of parallel attempts lets at most the limit reach it.
- * Once the store has refused an address or a login, this process refuses them until that block
- * ends without asking the store again (a burst's refusals cost no store work); the store alone admits.
+ * account, before bcrypt runs, so a burst of parallel attempts lets at most the limit reach it. An
+ * address the account signed in from within 30 days counts against a budget of its own
+ * (AccountLockout), so others' failures never lock the owner out there. Once the store has refused an
+ * address or a login, this process refuses them for a few seconds without asking the store again (a
+ * burst's refusals cost no store work); the store alone admits. Every attempt checked is one auth event.
  */
 export class LoginUser {
-  private readonly knownBlocks = new KnownBlocks();
-
   constructor(
     private readonly users: UserRepository,
     private readonly hasher: PasswordHasher,
@@ -39,30 +42,41 @@ export class LoginUser {
     private readonly clock: Clock,
     private readonly policies: LoginPolicies,
     private readonly localLogin: boolean,
+    private readonly lockout: AccountLockout,
+    private readonly events: AuthEvents,
   ) {}
 
   async execute(input: LoginInput): Promise<{ user: User; token: IssuedToken }> {
     if (!this.localLogin) throw localLoginDisabled();
-    const addressKey = `address:${addressBucket(input.clientAddress)}`;
-    this.refuseKnown(addressKey);
-    const user = await this.findUser(input.login);
-    // Keyed by account, not by the name typed: failures on a name nobody has yet never block its later owner.
-    const accountKey = user ? `account:${user.id}` : `login:${input.login.trim().toLowerCase()}`;
-    this.refuseKnown(accountKey);
-    const keys = { address: addressKey, account: accountKey };
-    await this.reserve(keys);
+    const method = input.method ?? 'password';
+    let subject: AuthSubject = { login: input.login };
+    try {
+      const addressKey = `address:${addressBucket(input.clientAddress)}`;
+      this.refuseKnown(addressKey);
+      const user = await this.findUser(input.login);
+      if (user) subject = { userId: user.id };
+      // Keyed by account, not by the name typed: failures on a name nobody has yet never block its later owner.
+      const accountKey = user ? await this.lockout.counterFor(user.id, input.clientAddress) : `login:${input.login.trim().toLowerCase()}`;
+      this.refuseKnown(accountKey);
+      await this.reserve({ address: addressKey, account: accountKey });
 
-    const matches = await this.hasher.verify(input.password, user?.passwordHash ?? null);
-    if (!user || !matches || user.disabled) throw invalidCredentials();
-    await this.throttle.reset(accountKey);
-    this.knownBlocks.forget(accountKey);
-    await this.throttle.release(keys.address, this.clock.now(), this.policies.address);
-    return { user, token: this.tokens.issue(user) };
+      const matches = await this.hasher.verify(input.password, user?.passwordHash ?? null);
+      if (!user || !matches || user.disabled) throw invalidCredentials();
+      await this.throttle.reset(accountKey);
+      this.lockout.blocks.forget(accountKey);
+      await this.throttle.release(addressKey, this.clock.now(), this.policies.address);
+      await this.lockout.signedIn(user.id, input.clientAddress);
+      this.events.succeeded(method, user.id, input.clientAddress);
+      return { user, token: this.tokens.issue(user) };
+    } catch (error) {
+      this.events.failed(method, subject, input.clientAddress, error);
+      throw error;
+    }
   }
 
   /** Refuses at once while this process knows the store blocks `key`. */
   private refuseKnown(key: string): void {
-    const waitMs = this.knownBlocks.waitMs(key, this.clock.now());
+    const waitMs = this.lockout.blocks.waitMs(key, this.clock.now());
     if (waitMs > 0) throw rateLimited(secondsOf(waitMs));
   }
 
@@ -80,7 +94,7 @@ export class LoginUser {
   }
 
   private refuse(knownKey: string, now: Date, waitMs: number): never {
-    this.knownBlocks.remember(knownKey, now, waitMs);
+    this.lockout.blocks.remember(knownKey, now, waitMs);
     throw rateLimited(secondsOf(waitMs));
   }
 

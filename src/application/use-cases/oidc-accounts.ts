@@ -6,6 +6,7 @@ import { placeholderEmail, rolesFromClaim, usernameBase, usernameCandidate } fro
 import type { RoleName } from '../../domain/permissions.js';
 import type { User } from '../../domain/user.js';
 import type { Clock, IdGenerator, OidcIdentityClaims, UserRepository } from '../ports.js';
+import type { LinkTarget } from './start-oidc-login.js';
 
 export interface OidcAccountSettings {
   readonly defaultRole: RoleName;
@@ -41,13 +42,19 @@ export class OidcAccounts {
     return this.withProviderRoles(linked, claims);
   }
 
-  /** Links the identity to the account that started the link flow; refused when another account holds it. */
-  async link(userId: string, claims: OidcIdentityClaims): Promise<User> {
+  /**
+   * Links the identity to the account that started the link flow; refused when another account holds it,
+   * and when the account's token version moved since the link was asked for (a password change, reset,
+   * disabling or another link meanwhile: the session that asked is over, so is its request).
+   */
+  async link(target: LinkTarget, claims: OidcIdentityClaims): Promise<User> {
+    const { userId } = target;
     const known = await this.users.findByOidcIdentity(claims.issuer, claims.subject);
     if (known && known.id !== userId) throw oidcIdentityTaken();
     const user = known ?? (await this.users.findById(userId));
     if (!user) throw oidcCallbackInvalid();
     if (user.disabled) throw accountDisabled();
+    if (user.tokenVersion !== target.tokenVersion) throw oidcCallbackInvalid();
     if (known) return this.withProviderRoles(known, claims);
     if (user.oidc !== null) throw oidcAccountAlreadyLinked();
     const linked = await this.linkIfUnlinked(userId, claims);
@@ -77,7 +84,7 @@ export class OidcAccounts {
     const roles = this.settings.roleMap ? rolesFromClaim(claims.roles, this.settings.roleMap, this.settings.defaultRole) : [this.settings.defaultRole];
     let user: User = {
       id, username: base, email: email ?? placeholderEmail(id), passwordHash: null, roles, authProvider: 'oidc',
-      oidc: { issuer: claims.issuer, subject: claims.subject }, disabled: false, tokenVersion: 0, createdAt: now, updatedAt: now,
+      oidc: { issuer: claims.issuer, subject: claims.subject, linkedAt: now }, disabled: false, tokenVersion: 0, createdAt: now, updatedAt: now,
     };
     let attempt = 0;
     while (attempt < MAX_USERNAME_ATTEMPTS) {

@@ -3,6 +3,8 @@ import { bookNotFound, hasCodeOf, permissionDenied } from '../../domain/error-ca
 import { checkSyncPush, digestKey, SYNC_DOCUMENTS_PER_USER, unixSeconds, type SyncPush } from '../../domain/kosync.js';
 import { canReadBooks } from '../../domain/policies.js';
 import type { BookDigestRepository, Clock, SyncDocumentRepository } from '../ports.js';
+import type { Authority } from './authority.js';
+import { confirmReader } from './book-access.js';
 import type { UpdateProgress } from './update-progress.js';
 
 /** What kosync answers a push: the document and the time the position was stored, in Unix seconds. */
@@ -23,6 +25,7 @@ export class PushSyncProgress {
     private readonly updateProgress: UpdateProgress,
     private readonly documents: SyncDocumentRepository,
     private readonly clock: Clock,
+    private readonly authority: Authority,
   ) {}
 
   async execute(actor: Actor, push: SyncPush): Promise<SyncReceipt> {
@@ -35,6 +38,7 @@ export class PushSyncProgress {
         .catch((error: unknown) => (hasCodeOf(error, () => bookNotFound(bookId)) ? null : Promise.reject(error)));
       if (stored) return { document: push.document, timestamp: unixSeconds(stored.updatedAt) };
     }
+    await confirmReader(this.authority, actor);
     const updatedAt = this.clock.now();
     await this.documents.put({ ...push, document: digestKey(push.document), userId: actor.id, updatedAt }, SYNC_DOCUMENTS_PER_USER);
     return { document: push.document, timestamp: unixSeconds(updatedAt) };

@@ -28,14 +28,23 @@ export interface StartedOidcLogin {
 /** The one-time-code key under which a started sign-in's state is recorded. */
 export const oidcStateKey = (stateDigest: string): string => `oidc-state:${stateDigest}`;
 
-const LINK_PREFIX = 'link:';
+/** The account a link flow links the identity to, and its token version when the link was asked for. */
+export interface LinkTarget {
+  readonly userId: string;
+  readonly tokenVersion: number;
+}
 
-/** What a recorded state stands for: `pending` for a sign-in, `link:<user id>` for linking that account. */
-export const oidcStateValue = (linkUserId: string | null): string => (linkUserId === null ? 'pending' : `${LINK_PREFIX}${linkUserId}`);
+const LINK_STATE = /^link:(\d+):(.+)$/;
 
-/** The account a recorded state links the identity to; null for a sign-in. */
-export const linkTargetOf = (stateValue: string): string | null =>
-  stateValue.startsWith(LINK_PREFIX) ? stateValue.slice(LINK_PREFIX.length) : null;
+/** What a recorded state stands for: `pending` for a sign-in, `link:<token version>:<user id>` for linking that account. */
+export const oidcStateValue = (link: LinkTarget | null): string => (link === null ? 'pending' : `link:${link.tokenVersion}:${link.userId}`);
+
+/** The link a recorded state stands for; null for a sign-in. A link state in any other form (an older one) links nothing. */
+export const linkTargetOf = (stateValue: string): LinkTarget | 'malformed' | null => {
+  if (!stateValue.startsWith('link:')) return null;
+  const match = LINK_STATE.exec(stateValue);
+  return match ? { tokenVersion: Number(match[1]), userId: match[2]! } : 'malformed';
+};
 
 /**
  * Starts single sign-on: fresh state, nonce and PKCE verifier (256 random bits each), the state
@@ -53,8 +62,8 @@ export class StartOidcLogin {
     private readonly settings: OidcFlowSettings,
   ) {}
 
-  /** `linkUserId` (set by StartOidcLink only) makes the callback link the identity to that account. */
-  async execute(input: { returnTo?: string | undefined; clientAddress: string; linkUserId?: string }): Promise<StartedOidcLogin> {
+  /** `link` (set by StartOidcLink only) makes the callback link the identity to that account, as long as its token version is still the same. */
+  async execute(input: { returnTo?: string | undefined; clientAddress: string; link?: LinkTarget }): Promise<StartedOidcLogin> {
     await this.limiter.attempt(input.clientAddress);
     const binding: OidcLoginBinding = {
       state: this.secrets.generate(),
@@ -71,7 +80,7 @@ export class StartOidcLogin {
     const now = this.clock.now();
     await this.forgetAbandoned(now);
     const expiresAt = new Date(now.getTime() + this.settings.stateTtlMs);
-    await this.codes.put(oidcStateKey(this.secrets.digest(binding.state)), oidcStateValue(input.linkUserId ?? null), expiresAt);
+    await this.codes.put(oidcStateKey(this.secrets.digest(binding.state)), oidcStateValue(input.link ?? null), expiresAt);
     return { redirectUrl, binding, expiresInMs: this.settings.stateTtlMs };
   }
 

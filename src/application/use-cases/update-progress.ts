@@ -2,7 +2,8 @@ import type { Actor } from '../../domain/actor.js';
 import { bookNotFound } from '../../domain/error-catalogue.js';
 import { recordProgress, type ProgressUpdate, type StoredProgress } from '../../domain/reading-progress.js';
 import type { BookRepository, Clock, ProgressRepository } from '../ports.js';
-import { findReadableBook } from './book-access.js';
+import type { Authority } from './authority.js';
+import { confirmReader, findReadableBook } from './book-access.js';
 
 export interface UpdateProgressInput {
   readonly bookId: string;
@@ -18,10 +19,12 @@ export class UpdateProgress {
     private readonly books: BookRepository,
     private readonly progress: ProgressRepository,
     private readonly clock: Clock,
+    private readonly authority: Authority,
   ) {}
 
   async execute(actor: Actor, input: UpdateProgressInput): Promise<StoredProgress> {
     const book = await findReadableBook(this.books, actor, input.bookId);
+    await confirmReader(this.authority, actor);
     const record = recordProgress(actor.id, book.id, input.update, this.clock.now());
     await this.progress.put(record);
     // Stores without foreign keys (MongoDB) cannot refuse the write themselves.

@@ -3,7 +3,8 @@ import { shelfNotFound } from '../../domain/error-catalogue.js';
 import type { Shelf } from '../../domain/shelf.js';
 import { assertShelfBookList, normalizeShelfDescription, normalizeShelfName } from '../../domain/shelf-rules.js';
 import type { BookRepository, Clock, ShelfDetailsPatch, ShelfRepository } from '../ports.js';
-import { assertBooksExist, findEditableShelf } from './shelf-access.js';
+import type { Authority } from './authority.js';
+import { assertBooksExist, confirmShelfEditor, findEditableShelf } from './shelf-access.js';
 
 export interface UpdateShelfInput {
   readonly shelfId: string;
@@ -20,6 +21,7 @@ export class UpdateShelf {
     private readonly shelves: ShelfRepository,
     private readonly books: BookRepository,
     private readonly clock: Clock,
+    private readonly authority: Authority,
   ) {}
 
   async execute(actor: Actor, input: UpdateShelfInput): Promise<Shelf> {
@@ -33,6 +35,7 @@ export class UpdateShelf {
       assertShelfBookList(input.bookIds);
       await assertBooksExist(this.books, input.bookIds);
     }
+    await confirmShelfEditor(this.authority, actor, shelf);
     const now = this.clock.now();
     const detailsChanged = Object.keys(details).length > 0;
     if (detailsChanged && !(await this.shelves.updateDetails(shelf.id, details, now))) throw shelfNotFound(input.shelfId);

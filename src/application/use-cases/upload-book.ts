@@ -7,6 +7,7 @@ import { canUploadBook } from '../../domain/policies.js';
 import type {
   BlobStore, BookDigestRepository, BookRepository, Clock, IdGenerator, MetadataReader, SecretGenerator, StagedFile, UploadStaging,
 } from '../ports.js';
+import type { Authority } from './authority.js';
 import { koreaderDigestsOf } from './book-digests.js';
 
 /** A client's upload: the file's bytes as they arrive, then its name and the override fields. */
@@ -17,7 +18,10 @@ export interface UploadSource {
   details(): Promise<{ readonly fileName: string | null; readonly overrides: MetadataPatch }>;
 }
 
-/** Stores an uploaded book so that a failure or a crash at any step leaves no visible half state. */
+/**
+ * Stores an uploaded book so that a failure or a crash at any step leaves no visible half state; the
+ * uploader's authority is confirmed once the whole body is in, just before the book is recorded.
+ */
 export class UploadBook {
   constructor(
     private readonly books: BookRepository,
@@ -29,6 +33,7 @@ export class UploadBook {
     private readonly maxUploadBytes: number,
     private readonly digests: BookDigestRepository,
     private readonly secrets: SecretGenerator,
+    private readonly authority: Authority,
   ) {}
 
   async execute(actor: Actor, source: UploadSource): Promise<Book> {
@@ -62,6 +67,9 @@ export class UploadBook {
         written.push(bookCoverKey(id));
         await this.blobs.putBytes(bookCoverKey(id), extracted.cover.data);
       }
+      // The body may have taken minutes: the uploader must still be who may upload, now.
+      const { actor: uploader } = await this.authority.confirm(actor);
+      if (!canUploadBook(uploader)) throw permissionDenied();
       await this.books.create(book);
       await this.recordDigests(book);
       return book;

@@ -223,11 +223,11 @@ describe('configuration and documentation', () => {
     expect(res.body.oidc_enabled).toBe(true);
   });
 
-  it('documents the four paths in /openapi.json', async () => {
+  it('documents the OIDC paths in /openapi.json', async () => {
     const doc = (await request(t.app).get('/openapi.json')).body;
     expect(Object.keys(doc.paths['/api/auth/oidc/login'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/api/auth/oidc/callback'])).toEqual(['get']);
     expect(Object.keys(doc.paths['/api/auth/oidc/token'])).toEqual(['post']);
-    expect(Object.keys(doc.paths['/api/auth/oidc/link'])).toEqual(['post']);
+    expect(Object.keys(doc.paths['/api/auth/oidc/link'])).toEqual(['post', 'delete']);
   });
 });

@@ -229,10 +229,12 @@ export const authAttacks: Attack[] = [
   }),
   attack('AUTH-12', 'events-logged-crlf-escaped', 'a failed login is one JSON log event; CR/LF in the name cannot forge another', async (w) => {
     const before = w.logLines.length;
-    const res = await login(w, 'evil\r\n{"event":"login_succeeded"}', PW);
-    const parsed = w.logLines.slice(before).map((l) => { try { return JSON.parse(l) as { event?: string }; } catch { return null; } });
-    const ok = parsed.every(Boolean) && parsed.filter((e) => e?.event === 'login_failed').length === 1
-      && !parsed.some((e) => e?.event === 'login_succeeded');
-    return verdict(res, isProblem(res, 401) && ok);
+    const res = await login(w, 'evil\r\n{"event":"auth_succeeded"}', PW);
+    const parsed = w.logLines.slice(before).map((l) => { try { return JSON.parse(l) as { event?: string; login?: unknown }; } catch { return null; } });
+    // Issue 22: the login field follows the name rule, so CR/LF is refused (422) before any secret is
+    // checked; were it checked, one auth event with a keyed login_tag, never the raw login.
+    const events = parsed.filter((e) => e?.event === 'auth_failed').length;
+    const ok = parsed.every(Boolean) && !parsed.some((e) => e?.event === 'auth_succeeded') && !w.logLines.slice(before).some((l) => l.includes('evil'));
+    return verdict(res, ok && ((isProblem(res, 422) && events === 0) || (isProblem(res, 401) && events === 1)));
   }),
 ];

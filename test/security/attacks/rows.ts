@@ -10,7 +10,6 @@ export const NOT_APPLICABLE: Readonly<Record<string, string>> = {};
 /** Parts of rows deliberately left out, printed with the summary. */
 export const PARTS_NOT_APPLICABLE: readonly string[] = [
   'AUTH-01 common-password list: not in the API contract (minimum 8 characters, maximum 72 UTF-8 bytes)',
-  'AUTH-07 admin unlock endpoint: the contract has none; lockouts are time-based and expire by themselves',
   'UP-10 per-user quota: not in the API contract (MAX_UPLOAD_MB per file only)',
   'CFG-06 Spectral OWASP lint: Spectral is not installed; inventory.test.ts covers routes both ways',
 ];

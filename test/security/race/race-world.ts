@@ -5,7 +5,8 @@ import { join } from 'node:path';
 import { mongoLimits, mongoServerKind, mongoTestServer, type StandInLimit } from '../../support/mongo-server.js';
 import { startTestApp, type TestApp } from '../../support/test-app.js';
 import type { ContainerOverrides } from '../../../src/bootstrap/container.js';
-import type { ProgressRepository, SyncDocumentRepository } from '../../../src/application/ports.js';
+import type { LoginThrottleRepository, ProgressRepository, SyncDocumentRepository } from '../../../src/application/ports.js';
+import type { ThrottleCounter } from '../../../src/domain/login-throttle.js';
 import { PORTS } from '../../../src/bootstrap/tokens.js';
 import type { StoredProgress } from '../../../src/domain/reading-progress.js';
 import type { SyncDocument } from '../../../src/domain/kosync.js';
@@ -51,6 +52,8 @@ export interface RaceWorld {
   progressOf(userId: string, bookId: string): Promise<StoredProgress | null>;
   /** The stored KOReader position of a document that matches no book, read from the store itself. */
   syncDocumentOf(userId: string, document: string): Promise<SyncDocument | null>;
+  /** A login throttle counter as stored (null: none was ever written, or it was reset). */
+  throttleOf(key: string): Promise<ThrottleCounter | null>;
   /** Stores KOReader positions of unmatched documents directly (a user's history, far faster than pushing each). */
   seedSyncDocuments(records: readonly SyncDocument[]): Promise<void>;
   /** How many positions of unmatched documents the store keeps for the user (null where the store has no way to count: memory). */
@@ -145,8 +148,9 @@ export async function raceServer(
   store: StoreUnderRace, env: Record<string, string> = {}, overrides: ContainerOverrides = {},
 ): Promise<{ t: TestApp; url: string; close(): Promise<void> }> {
   const opened = await store.open();
-  const t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0', REGISTER_LIMIT_PER_HOUR: '0', TRUST_PROXY: '1', ...opened.env, ...env }, overrides);
-  const server = createHttpServer(t.app);
+  // Bursts of 150 from one forwarded address: the in-flight cap per address (tested on its own) is lifted.
+  const t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0', REGISTER_LIMIT_PER_HOUR: '0', TRUST_PROXY: '1', MAX_CONNECTIONS_PER_ADDRESS: '100000', ...opened.env, ...env }, overrides);
+  const server = createHttpServer(t.app, { trustProxy: 1 });
   const port = await listen(server, 0, '127.0.0.1');
   return {
     t,
@@ -207,6 +211,7 @@ export async function raceWorld(store: StoreUnderRace, env: Record<string, strin
     address,
     progressOf: (userId, bookId) => t.container.di.resolve<ProgressRepository>(PORTS.ProgressRepository).get(userId, bookId),
     syncDocumentOf: (userId, document) => t.container.di.resolve<SyncDocumentRepository>(PORTS.SyncDocumentRepository).get(userId, document),
+    throttleOf: (key) => t.container.di.resolve<LoginThrottleRepository>(PORTS.LoginThrottleRepository).get(key),
     seedSyncDocuments: (records) => syncDocumentBackdoor(t, (db) => db.insert(records)),
     countSyncDocuments: async (userId) => {
       const n = await syncDocumentBackdoor(t, (db) => db.count(userId));

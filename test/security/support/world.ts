@@ -39,8 +39,11 @@ export const WORLD_LOGIN_POLICIES: NonNullable<ContainerOverrides['loginPolicies
   address: { maxFailures: 1_000_000, windowMs: 24 * 3_600_000, blockMs: 15 * 60_000, maxBlockMs: 24 * 3_600_000 },
 };
 
+/** Every client of these suites is on loopback: the per-address connection cap (tested on its own) is lifted. */
+export const LOOPBACK_LIMITS = { maxConnectionsPerAddress: 100_000 };
+
 export async function listen(t: TestApp): Promise<{ server: Server; url: string }> {
-  const server = createHttpServer(t.app);
+  const server = createHttpServer(t.app, LOOPBACK_LIMITS);
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   return { server, url: `http://127.0.0.1:${(server.address() as AddressInfo).port}` };
 }

@@ -50,4 +50,27 @@ describe('stacks keys', { timeout: 60_000 }, () => {
     expect((await cli.run(['keys', 'list', 'nobody'])).code).toBe(1);
     expect(await keysOf('kate')).toEqual([]);
   });
+
+  it('list escapes a stored name holding terminal escapes (ESC, OSC 52, CR, C1): nothing raw reaches the terminal', async () => {
+    const hostile = 'kobo\u001b]52;c;ZXZpbA==\u0007\r\u009b2Jfake line\u2028\u202e';
+    await cli.inStore(async (store) => {
+      const kate = await store.users.findByUsername('kate');
+      await store.apiKeys.create({
+        id: 'old-key', ownerId: kate!.id, name: hostile, lookup: 'stored-before-the-rules', prefix: 'abcdefgh', permissions: ['books:read'],
+        ownerTokenVersion: kate!.tokenVersion, expiresAt: null, lastUsedAt: null, createdAt: new Date(0),
+      });
+    });
+    const list = await cli.run(['keys', 'list', 'kate']);
+    expect(list.code).toBe(0);
+    expect(list.stdout).toContain('old-key  kobo\\x1b]52;c;ZXZpbA==\\x07\\x0d\\x9b2Jfake line\\u2028\\u202e  stk_abcdefgh…');
+    expect(list.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u2028\u202e]/);
+  });
+
+  it('refuses a key name with a control character, tab or line break (exit 1), storing nothing', async () => {
+    for (const name of ['bad\u001bname', 'tab\tname', 'two\nlines', 'nul\u0000']) {
+      const run = await cli.run(['keys', 'create', 'kate', '--name', name]);
+      expect([run.code, run.stderr.includes('(validation_failed)')], JSON.stringify(name)).toEqual([1, true]);
+    }
+    expect(await keysOf('kate')).toEqual([]);
+  });
 });

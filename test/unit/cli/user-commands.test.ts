@@ -93,6 +93,29 @@ describe('stacks user roles / reset-password / disable / enable', { timeout: 60_
     expect((await cli.run(['user', 'reset-password', 'gina', '--password-stdin'], { stdin: '' })).code).toBe(2);
   });
 
+  it('unlock lifts every sign-in block of the account (its own, its addresses\', its current-password guesses); so does reset-password', async () => {
+    const block = async () => cli.inStore(async (store) => {
+      const gina = await store.users.findByUsername('gina');
+      await store.knownAddresses.remember(gina!.id, '198.51.100.1', new Date());
+      for (const key of [`account:${gina!.id}`, `account:${gina!.id}@198.51.100.1`, `password:${gina!.id}`]) {
+        for (let i = 0; i < 10; i++) await store.throttle.reserve(key, new Date(), { maxFailures: 10, windowMs: 900_000, blockMs: 3_600_000, maxBlockMs: 3_600_000 });
+      }
+      return gina!.id;
+    });
+    const counters = (id: string) => cli.inStore(async (store) =>
+      Promise.all([`account:${id}`, `account:${id}@198.51.100.1`, `password:${id}`].map(async (key) => (await store.throttle.get(key))?.blockedUntil ?? null)));
+    const id = await block();
+    expect((await counters(id)).every((until) => until !== null)).toBe(true);
+    const run = await cli.run(['user', 'unlock', 'GINA']);
+    expect(run).toMatchObject({ code: 0, stdout: 'unlocked gina: every sign-in block lifted\n' });
+    expect(await counters(id)).toEqual([null, null, null]);
+    await block();
+    expect((await cli.run(['user', 'reset-password', 'gina', '--password', 'a brand new one'])).code).toBe(0);
+    expect(await counters(id)).toEqual([null, null, null]);
+    expect((await cli.run(['user', 'unlock', 'nobody'])).code).toBe(1);
+    expect((await cli.run(['user', 'unlock'])).code).toBe(2);
+  });
+
   it('disables and enables an account; an unknown user is exit 1', async () => {
     expect((await cli.run(['user', 'disable', 'gina'])).stdout).toContain('disabled');
     expect((await user('gina'))?.disabled).toBe(true);

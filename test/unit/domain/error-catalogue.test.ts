@@ -75,6 +75,8 @@ const TRANSPORT: Constructors<typeof transport> = {
   routeNotFound: () => transport.routeNotFound('GET', '/nowhere'),
   methodNotAllowed: () => transport.methodNotAllowed('PUT'),
   requestRefused: () => transport.requestRefused(403),
+  requestTimedOut: () => transport.requestTimedOut(),
+  tooManyConnections: () => transport.tooManyConnections(),
   internalError: () => transport.internalError(),
 };
 

@@ -24,4 +24,12 @@ describe('KnownBlocks', () => {
     blocks.remember('newer', at(3_000), 60_000);
     expect(['long', 'new', 'newer'].map((key) => blocks.waitMs(key, at(3_000)))).toEqual([0, 59_000, 60_000]);
   });
+
+  it('asks the store again after a few seconds, so a block lifted elsewhere (an admin unlock) is honoured; until then it answers the block\'s own end', () => {
+    const blocks = new KnownBlocks();
+    blocks.remember('a', at(0), 60 * 60_000);
+    expect(blocks.waitMs('a', at(4_999))).toBe(60 * 60_000 - 4_999);
+    expect(blocks.waitMs('a', at(5_000))).toBe(0);
+    expect(blocks.waitMs('a', at(5_001))).toBe(0);
+  });
 });

@@ -20,7 +20,7 @@ describe('AuthenticateApiKey (through Authenticate)', () => {
   it('acts as the owner with the key’s permissions, flagged as a key', async () => {
     const { user, key, secret } = await ownerWithKey(['user'], ['books:read']);
     const got = await w.authenticate.execute(secret, ADDRESS);
-    expect(got.actor).toEqual({ id: user.id, username: user.username, roles: ['user'], permissions: ['books:read'], apiKeyId: key.id });
+    expect(got.actor).toEqual({ id: user.id, username: user.username, roles: ['user'], permissions: ['books:read'], credential: { kind: 'key', keyId: key.id, lookup: key.lookup } });
     expect(got.claims).toBeNull();
   });
 
@@ -70,22 +70,31 @@ describe('AuthenticateApiKey (through Authenticate)', () => {
     expect(await lastUsed()).toEqual(w.clock.now());
   });
 
-  it('counts wrong keys per address before the lookup and then refuses even a right key (429) until the block ends', async () => {
+  it('counts wrong keys per address and then refuses even a right key (429) until the block ends', async () => {
     const { secret } = await ownerWithKey(['user']);
     const limit = 10; // DEFAULT_WORLD_SETTINGS.loginPolicies.address.maxFailures
     for (let i = 0; i < limit; i++) {
       expect(await errorOf(w.authenticate.execute(`stk_guess-${i}`, ADDRESS))).toMatchObject({ code: 'invalid_token' });
     }
     expect(await errorOf(w.authenticate.execute(secret, ADDRESS))).toMatchObject({ kind: 'rate_limited', code: 'rate_limited' });
-    expect((await w.authenticate.execute(secret, '10.0.0.10')).actor.apiKeyId).toBeDefined();
+    expect((await w.authenticate.execute(secret, '10.0.0.10')).actor.credential.kind).toBe('key');
     w.clock.advance(15 * 60_000);
-    expect((await w.authenticate.execute(secret, ADDRESS)).actor.apiKeyId).toBeDefined();
+    expect((await w.authenticate.execute(secret, ADDRESS)).actor.credential.kind).toBe('key');
   });
 
-  it('gives a right key its attempt back, so honest use never blocks the address', async () => {
+  it('never counts a right key against the address: honest use, even in a burst, never blocks it nor leaves a counter', async () => {
     const { secret } = await ownerWithKey(['user']);
     for (let i = 0; i < 30; i++) await w.authenticate.execute(secret, ADDRESS);
+    await Promise.all(Array.from({ length: 50 }, () => w.authenticate.execute(secret, ADDRESS)));
+    expect(await w.store.throttle.get(`api-key-address:${ADDRESS}`)).toBeNull();
     for (let i = 0; i < 9; i++) await errorOf(w.authenticate.execute(`stk_guess-${i}`, ADDRESS));
-    expect((await w.authenticate.execute(secret, ADDRESS)).actor.apiKeyId).toBeDefined();
+    expect((await w.authenticate.execute(secret, ADDRESS)).actor.credential.kind).toBe('key');
+    expect(await w.store.throttle.get(`api-key-address:${ADDRESS}`)).toMatchObject({ failures: 9, blockedUntil: null });
+  });
+
+  it('answers at most the limit of a burst of wrong keys as checked (401); the rest 429', async () => {
+    const answers = await Promise.all(Array.from({ length: 25 }, (_, i) => errorOf(w.authenticate.execute(`stk_burst-${i}`, ADDRESS))));
+    expect(answers.filter((e) => e.code === 'invalid_token')).toHaveLength(10);
+    expect(answers.filter((e) => e.code === 'rate_limited')).toHaveLength(15);
   });
 });

@@ -1,5 +1,6 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { actorFor } from '../../../src/domain/actor.js';
+import { actsThroughKey } from '../../../src/domain/api-key.js';
 import type { Permission } from '../../../src/domain/permissions.js';
 import type { User } from '../../../src/domain/user.js';
 import { aWorld, errorOf, type World } from '../../support/kit.js';
@@ -11,7 +12,7 @@ let gina: User;
 let ginaKey: string;
 
 async function keyOf(user: User, permissions?: Permission[]): Promise<string> {
-  const actor = actorFor(user);
+  const actor = actorFor(user, { kind: 'token', jti: `session-of-${user.id}`, tokenVersion: user.tokenVersion });
   return (await w.createApiKey.execute(actor, { ownerId: user.id, name: 'kobo', permissions })).secret;
 }
 const signIn = (username: string, secret: string, address = ADDRESS) => w.authenticateSyncUser.execute({ username, keyMd5: md5(secret) }, address);
@@ -27,7 +28,7 @@ describe('AuthenticateSyncUser', () => {
     for (const name of ['Gina', 'gina', 'GINA', ' gina ']) {
       const actor = await signIn(name, ginaKey);
       expect(actor).toMatchObject({ id: gina.id, username: 'Gina' });
-      expect(actor.apiKeyId).toBeDefined();
+      expect(actsThroughKey(actor)).toBe(true);
     }
   });
 
@@ -53,14 +54,25 @@ describe('AuthenticateSyncUser', () => {
   });
 
   it('gives a right key its own attempt back: honest syncing never counts, and syncing between guesses does not hide them', async () => {
-    for (let i = 0; i < 20; i++) await signIn('gina', ginaKey);
-    expect((await w.store.throttle.get(`account:${gina.id}`))?.failures ?? 0).toBe(0);
+    const other = '198.51.100.77';
+    for (let i = 0; i < 20; i++) await signIn('gina', ginaKey, other);
     await errorOf(signIn('gina', 'stk_guess-1'));
-    await signIn('gina', ginaKey);
+    await signIn('gina', ginaKey, other);
     await errorOf(signIn('gina', 'stk_guess-2'));
     expect((await w.store.throttle.get(`account:${gina.id}`))?.failures).toBe(2);
     await errorOf(signIn('gina', 'stk_guess-3'));
     expect(await errorOf(signIn('gina', ginaKey))).toMatchObject({ kind: 'rate_limited' });
+  });
+
+  it('counts guesses from an address the account synced from within 30 days against that address alone, so others cannot lock it out', async () => {
+    const home = '198.51.100.80';
+    await signIn('gina', ginaKey, home);
+    for (let i = 0; i < 3; i++) await errorOf(signIn('gina', `stk_away-${i}`, `203.0.113.${i}`));
+    expect(await errorOf(signIn('gina', ginaKey, '203.0.113.50'))).toMatchObject({ kind: 'rate_limited' });
+    expect((await signIn('gina', ginaKey, home)).id).toBe(gina.id);
+    for (let i = 0; i < 3; i++) await errorOf(signIn('gina', `stk_home-${i}`, home));
+    expect(await errorOf(signIn('gina', ginaKey, home))).toMatchObject({ kind: 'rate_limited' });
+    expect(await w.store.throttle.get(`account:${gina.id}@${home}`)).toMatchObject({ blockedUntil: expect.any(Date) });
   });
 
   it("does not count an attempt the address block stopped against the account", async () => {

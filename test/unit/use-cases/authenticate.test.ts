@@ -11,7 +11,10 @@ describe('Authenticate', () => {
     const { user } = await w.storeUser({ roles: ['reader'] });
     const issued = w.tokens.issue(user);
     const got = await w.authenticate.execute(issued.token);
-    expect(got.actor).toEqual({ id: user.id, username: user.username, roles: ['reader'], permissions: ['books:read', 'shelves:read'] });
+    expect(got.actor).toEqual({
+      id: user.id, username: user.username, roles: ['reader'], permissions: ['books:read', 'shelves:read'],
+      credential: { kind: 'token', jti: issued.jti, tokenVersion: 0 },
+    });
     expect(got.user).toEqual(user);
     expect(got.claims).toMatchObject({ userId: user.id, jti: issued.jti, tokenVersion: 0 });
   });

@@ -1,6 +1,7 @@
 import { beforeEach, describe, expect, it } from 'vitest';
 import { ChangePassword } from '../../../src/application/use-cases/change-password.js';
-import { actorFor } from '../../../src/domain/actor.js';
+import { CurrentPasswordCheck } from '../../../src/application/use-cases/current-password.js';
+import { actorFor, OPERATOR_CREDENTIAL } from '../../../src/domain/actor.js';
 import { HeldPasswordHasher, settle } from '../../support/held-password-hasher.js';
 import { admin, aWorld, DEFAULT_WORLD_SETTINGS, errorOf, GatedPasswordHasher, type World } from '../../support/kit.js';
 
@@ -43,7 +44,7 @@ describe('ChangePassword', () => {
 
   it('refuses an account without a password (SSO only) with password_not_set', async () => {
     const { actor: sso } = await w.storeUser({ passwordHash: null, authProvider: 'oidc' });
-    expect(await errorOf(w.changePassword.execute(sso, { currentPassword: '', newPassword: NEW }))).toMatchObject({ kind: 'forbidden', code: 'password_not_set' });
+    expect(await errorOf(w.changePassword.execute(sso, { currentPassword: '', newPassword: NEW }))).toMatchObject({ kind: 'conflict', code: 'password_not_set' });
   });
 
   it('refuses a new password that breaks the length rules, naming new_password', async () => {
@@ -54,20 +55,19 @@ describe('ChangePassword', () => {
     expect((await w.store.users.findById(user.id))?.tokenVersion).toBe(user.tokenVersion);
   });
 
-  it("keeps an admin's disable made while the new password is hashed: the account stays disabled, old tokens fail for good", async () => {
+  it("changes nothing when an admin disables the account while the new password is hashed: 401, and old tokens fail for good", async () => {
     const hasher = new GatedPasswordHasher();
     w = aWorld({ hasher });
     const { user, actor } = await member();
     const before = w.tokens.issue(user);
     const gate = hasher.pauseNextHash();
-    const change = w.changePassword.execute(actor, { currentPassword: OLD, newPassword: NEW });
+    const change = errorOf(w.changePassword.execute(actor, { currentPassword: OLD, newPassword: NEW }));
     await gate.arrived;
     await w.updateUser.execute(admin, { id: user.id, disabled: true });
     gate.release();
-    await change;
+    expect(await change).toMatchObject({ kind: 'unauthenticated', code: 'invalid_token' });
     const stored = await w.store.users.findById(user.id);
-    expect(stored).toMatchObject({ disabled: true, roles: user.roles, tokenVersion: user.tokenVersion + 2 });
-    expect(await hasher.verify(NEW, stored?.passwordHash ?? null)).toBe(true);
+    expect(stored).toMatchObject({ disabled: true, roles: user.roles, tokenVersion: user.tokenVersion + 1, passwordHash: user.passwordHash });
     expect(await errorOf(w.loginUser.execute({ login: user.username, password: NEW, clientAddress: '192.0.2.1' }))).toMatchObject({ kind: 'unauthenticated' });
     await w.updateUser.execute(admin, { id: user.id, disabled: false });
     expect(await errorOf(w.authenticate.execute(before.token))).toMatchObject({ kind: 'unauthenticated', code: 'invalid_token' });
@@ -87,7 +87,7 @@ describe('ChangePassword', () => {
   });
 
   it('answers user_not_found when the account was deleted meanwhile', async () => {
-    const ghost = actorFor({ id: 'gone', username: 'gone', roles: ['user'] });
+    const ghost = actorFor({ id: 'gone', username: 'gone', roles: ['user'] }, OPERATOR_CREDENTIAL);
     expect(await errorOf(w.changePassword.execute(ghost, { currentPassword: OLD, newPassword: NEW }))).toMatchObject({ kind: 'not_found', code: 'user_not_found' });
   });
 
@@ -105,7 +105,8 @@ describe('ChangePassword', () => {
   it('counts each guess before comparing: of 8 at once, 3 reach the comparison while they run and 5 are refused', async () => {
     const { actor } = await member();
     const hasher = new HeldPasswordHasher();
-    const change = new ChangePassword(w.store.users, hasher, w.clock, w.store.throttle, DEFAULT_WORLD_SETTINGS.loginPolicies.account);
+    const check = new CurrentPasswordCheck(hasher, w.store.throttle, w.clock, DEFAULT_WORLD_SETTINGS.loginPolicies.account, w.events);
+    const change = new ChangePassword(hasher, w.store.users, w.clock, check, w.authority);
     const guesses = Promise.allSettled(Array.from({ length: 8 }, (_, i) => change.execute(actor, { currentPassword: `guess ${i}`, newPassword: NEW })));
     await settle();
     expect(hasher.checks).toBe(3);
@@ -121,7 +122,8 @@ describe('ChangePassword', () => {
     for (let i = 0; i < 3; i++) await errorOf(w.changePassword.execute(other, { currentPassword: `guess ${i}`, newPassword: NEW }));
     await w.changePassword.execute(actor, { currentPassword: OLD, newPassword: NEW });
     expect(await w.store.throttle.get(`password:${user.id}`)).toBeNull();
-    for (let i = 0; i < 2; i++) await errorOf(w.changePassword.execute(actor, { currentPassword: `guess ${i}`, newPassword: OLD }));
-    await expect(w.changePassword.execute(actor, { currentPassword: NEW, newPassword: OLD })).resolves.toBeUndefined();
+    const signedInAgain = { ...actor, credential: { kind: 'token' as const, jti: 'after-change', tokenVersion: user.tokenVersion + 1 } };
+    for (let i = 0; i < 2; i++) await errorOf(w.changePassword.execute(signedInAgain, { currentPassword: `guess ${i}`, newPassword: OLD }));
+    await expect(w.changePassword.execute(signedInAgain, { currentPassword: NEW, newPassword: OLD })).resolves.toBeUndefined();
   });
 });

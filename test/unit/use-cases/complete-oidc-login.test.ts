@@ -18,7 +18,7 @@ describe('CompleteOidcLogin', () => {
   it('creates the SSO account on first sign-in and signs it in with a token', async () => {
     const result = await callback(await start());
     if (result.kind !== 'signed_in') throw new Error(`expected signed_in, got ${result.kind}`);
-    expect(result.user).toMatchObject({ username: 'ida', email: 'ida@example.test', authProvider: 'oidc', oidc: { issuer: TEST_ISSUER, subject: 'sub-ida' } });
+    expect(result.user).toMatchObject({ username: 'ida', email: 'ida@example.test', authProvider: 'oidc', oidc: { issuer: TEST_ISSUER, subject: 'sub-ida', linkedAt: w.clock.now() } });
     expect(await w.store.users.findByOidcIdentity(TEST_ISSUER, 'sub-ida')).toEqual(result.user);
     expect((await w.authenticate.execute(result.token.token)).user.id).toBe(result.user.id);
   });
@@ -62,7 +62,7 @@ describe('CompleteOidcLogin', () => {
   });
 
   it('is account_disabled for a disabled account, issuing no token or code', async () => {
-    await w.storeUser({ username: 'ida', oidc: { issuer: TEST_ISSUER, subject: 'sub-ida' }, disabled: true });
+    await w.storeUser({ username: 'ida', oidc: { issuer: TEST_ISSUER, subject: 'sub-ida', linkedAt: new Date(0) }, disabled: true });
     expect(await errorOf(callback(await start()))).toMatchObject({ kind: 'forbidden', code: 'account_disabled' });
     expect(await errorOf(callback(await start('/library')))).toMatchObject({ kind: 'forbidden', code: 'account_disabled' });
   });

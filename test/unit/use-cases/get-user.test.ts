@@ -9,7 +9,7 @@ beforeEach(() => {
 describe('GetUser', () => {
   it('reads one account for an admin', async () => {
     const { user } = await w.storeUser({ username: 'fay' });
-    expect(await w.getUser.execute(admin, user.id)).toEqual(user);
+    expect(await w.getUser.execute(admin, user.id)).toEqual({ user, lockedUntil: null });
   });
 
   it('answers user_not_found for an unknown id', async () => {

@@ -13,8 +13,8 @@ describe('ListUsers', () => {
     const middle = await w.storeUser({ username: 'middle', createdAt: instant(2) });
     const first = await w.listUsers.execute(admin, { page: 1, pageSize: 2 });
     expect(first).toMatchObject({ total: 3, page: 1, pageSize: 2, totalPages: 2 });
-    expect(first.items.map((u) => u.id)).toEqual([oldest.user.id, middle.user.id]);
-    expect((await w.listUsers.execute(admin, { page: 2, pageSize: 2 })).items).toEqual([newest.user]);
+    expect(first.items.map((m) => m.user.id)).toEqual([oldest.user.id, middle.user.id]);
+    expect((await w.listUsers.execute(admin, { page: 2, pageSize: 2 })).items).toEqual([{ user: newest.user, lockedUntil: null }]);
   });
 
   it('is permission_denied for anyone but an admin', async () => {

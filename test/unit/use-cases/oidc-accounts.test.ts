@@ -22,7 +22,7 @@ describe('OidcAccounts', () => {
   it('creates an SSO account without a password, with the verified e-mail and the default role', async () => {
     const user = await accounts().resolve(claims({ email: 'carol@example.test', emailVerified: true, username: 'carol' }));
     expect(user).toMatchObject({ username: 'carol', email: 'carol@example.test', passwordHash: null, authProvider: 'oidc', roles: ['user'] });
-    expect(user.oidc).toEqual({ issuer: ISSUER, subject: 'sub-1' });
+    expect(user.oidc).toEqual({ issuer: ISSUER, subject: 'sub-1', linkedAt: TEST_NOW });
     expect(await users.findByOidcIdentity(ISSUER, 'sub-1')).toEqual(user);
   });
 
@@ -46,7 +46,7 @@ describe('OidcAccounts', () => {
     const made = aUser({ username: 'erin', email: 'erin@example.test', passwordHash: null, roles: ['reader'] });
     await users.create(made);
     const user = await accounts().resolve(claims({ email: 'erin@example.test', emailVerified: true, username: 'other' }));
-    expect(user).toEqual({ ...made, oidc: { issuer: ISSUER, subject: 'sub-1' }, updatedAt: TEST_NOW });
+    expect(user).toEqual({ ...made, oidc: { issuer: ISSUER, subject: 'sub-1', linkedAt: TEST_NOW }, tokenVersion: made.tokenVersion + 1, updatedAt: TEST_NOW });
     expect(await users.findById(made.id)).toEqual(user);
     expect(await users.count()).toBe(1);
   });
@@ -63,8 +63,8 @@ describe('OidcAccounts', () => {
   const refused: Array<[string, Partial<User>, boolean]> = [
     ['an unverified e-mail, account with a password', {}, false],
     ['an unverified e-mail, account made for SSO', { passwordHash: null }, false],
-    ['a verified e-mail, account already linked to another identity', { passwordHash: null, oidc: { issuer: ISSUER, subject: 'sub-gil' } }, true],
-    ['a verified e-mail, account of another issuer', { oidc: { issuer: 'https://other.example', subject: 'sub-1' } }, true],
+    ['a verified e-mail, account already linked to another identity', { passwordHash: null, oidc: { issuer: ISSUER, subject: 'sub-gil', linkedAt: new Date(0) } }, true],
+    ['a verified e-mail, account of another issuer', { oidc: { issuer: 'https://other.example', subject: 'sub-1', linkedAt: new Date(0) } }, true],
   ];
   it.each(refused)('refuses %s with account_exists, changing nothing', async (_label, overrides, emailVerified) => {
     const holder = aUser({ username: 'gil', email: 'gil@example.test', ...overrides });
@@ -139,34 +139,43 @@ describe('OidcAccounts', () => {
 });
 
 describe('OidcAccounts.link (the link flow from a signed-in session)', () => {
+  const target = (user: User) => ({ userId: user.id, tokenVersion: user.tokenVersion });
+
+  it('links nothing once the account\'s token version moved since the link was asked for (its sessions were revoked)', async () => {
+    const erin = aUser({ username: 'erin', email: 'erin@example.test', tokenVersion: 3 });
+    await users.create(erin);
+    expect(await errorOf(accounts().link({ userId: erin.id, tokenVersion: 2 }, claims()))).toMatchObject({ code: 'oidc_callback_invalid' });
+    expect(await users.findById(erin.id)).toEqual(erin);
+  });
+
   it('links the identity to the account, keeping its password; the next sign-in of that identity lands there', async () => {
     const erin = aUser({ username: 'erin', email: 'erin@example.test' });
     await users.create(erin);
     const sso = claims({ subject: 'sub-erin', email: 'erin.work@example.test', emailVerified: true });
-    const linked = await accounts().link(erin.id, sso);
-    expect(linked).toEqual({ ...erin, oidc: { issuer: ISSUER, subject: 'sub-erin' }, updatedAt: TEST_NOW });
+    const linked = await accounts().link(target(erin), sso);
+    expect(linked).toEqual({ ...erin, oidc: { issuer: ISSUER, subject: 'sub-erin', linkedAt: TEST_NOW }, tokenVersion: erin.tokenVersion + 1, updatedAt: TEST_NOW });
     expect((await accounts().resolve(sso)).id).toBe(erin.id);
-    expect(await accounts().link(erin.id, sso)).toEqual(linked);
+    expect(await accounts().link(target(linked), sso)).toEqual(linked);
     expect(await users.count()).toBe(1);
   });
 
   it('refuses an identity that belongs to another account: oidc_identity_already_linked, both unchanged', async () => {
-    const holder = aUser({ oidc: { issuer: ISSUER, subject: 'sub-1' } });
+    const holder = aUser({ oidc: { issuer: ISSUER, subject: 'sub-1', linkedAt: TEST_NOW } });
     const other = aUser();
     await users.create(holder);
     await users.create(other);
-    expect(await errorOf(accounts().link(other.id, claims()))).toMatchObject({ kind: 'conflict', code: 'oidc_identity_already_linked' });
+    expect(await errorOf(accounts().link(target(other), claims()))).toMatchObject({ kind: 'conflict', code: 'oidc_identity_already_linked' });
     expect(await users.findById(holder.id)).toEqual(holder);
     expect(await users.findById(other.id)).toEqual(other);
   });
 
   it('refuses an account that has another identity already, a disabled account and a deleted one', async () => {
-    const linked = aUser({ oidc: { issuer: ISSUER, subject: 'sub-own' } });
+    const linked = aUser({ oidc: { issuer: ISSUER, subject: 'sub-own', linkedAt: TEST_NOW } });
     const disabled = aUser({ disabled: true });
     for (const u of [linked, disabled]) await users.create(u);
-    expect(await errorOf(accounts().link(linked.id, claims()))).toMatchObject({ kind: 'conflict', code: 'oidc_account_already_linked' });
-    expect(await errorOf(accounts().link(disabled.id, claims()))).toMatchObject({ kind: 'forbidden', code: 'account_disabled' });
-    expect(await errorOf(accounts().link('gone', claims()))).toMatchObject({ kind: 'bad_request', code: 'oidc_callback_invalid' });
+    expect(await errorOf(accounts().link(target(linked), claims()))).toMatchObject({ kind: 'conflict', code: 'oidc_account_already_linked' });
+    expect(await errorOf(accounts().link(target(disabled), claims()))).toMatchObject({ kind: 'forbidden', code: 'account_disabled' });
+    expect(await errorOf(accounts().link({ userId: 'gone', tokenVersion: 0 }, claims()))).toMatchObject({ kind: 'bad_request', code: 'oidc_callback_invalid' });
     expect(await users.findById(linked.id)).toEqual(linked);
     expect(await users.findById(disabled.id)).toEqual(disabled);
     expect(await users.findByOidcIdentity(ISSUER, 'sub-1')).toBeNull();

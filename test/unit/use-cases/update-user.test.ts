@@ -11,14 +11,14 @@ describe('UpdateUser', () => {
     const { user } = await w.storeUser({ roles: ['user'] });
     w.clock.advance(60_000);
     const updated = await w.updateUser.execute(admin, { id: user.id, roles: ['reader', 'reader'], disabled: true });
-    expect(updated).toEqual({ ...user, roles: ['reader'], disabled: true, tokenVersion: 1, updatedAt: w.clock.now() });
-    expect(await w.store.users.findById(user.id)).toEqual(updated);
+    expect(updated).toEqual({ user: { ...user, roles: ['reader'], disabled: true, tokenVersion: 1, updatedAt: w.clock.now() }, lockedUntil: null });
+    expect(await w.store.users.findById(user.id)).toEqual(updated.user);
   });
 
   it('leaves out fields alone', async () => {
     const { user } = await w.storeUser({ roles: ['reader'], disabled: true });
-    expect(await w.updateUser.execute(admin, { id: user.id, disabled: false })).toMatchObject({ roles: ['reader'], disabled: false });
-    expect(await w.updateUser.execute(admin, { id: user.id, roles: ['user'] })).toMatchObject({ roles: ['user'], disabled: false });
+    expect((await w.updateUser.execute(admin, { id: user.id, disabled: false })).user).toMatchObject({ roles: ['reader'], disabled: false });
+    expect((await w.updateUser.execute(admin, { id: user.id, roles: ['user'] })).user).toMatchObject({ roles: ['user'], disabled: false });
   });
 
   it('refuses to demote or disable the last active admin with last_admin', async () => {
@@ -32,7 +32,7 @@ describe('UpdateUser', () => {
   it('lets an admin step down once another active admin exists', async () => {
     const { user: first } = await w.storeUser({ roles: ['admin'] });
     await w.storeUser({ roles: ['admin'] });
-    expect((await w.updateUser.execute(admin, { id: first.id, roles: ['user'] })).roles).toEqual(['user']);
+    expect((await w.updateUser.execute(admin, { id: first.id, roles: ['user'] })).user.roles).toEqual(['user']);
   });
 
   it('answers user_not_found for an unknown id, and permission_denied for a non-admin', async () => {

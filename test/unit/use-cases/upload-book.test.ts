@@ -23,7 +23,7 @@ afterEach(() => w.cleanup());
 
 const alice = anActor('user', 'alice');
 const uploadWith = (metadata: MetadataReader = reader, blobs = w.blobs, max = 1024 * 1024, digests: BookDigestRepository = w.store.digests) =>
-  new UploadBook(w.store.books, w.staging, blobs, metadata, w.clock, w.ids, max, digests, w.secrets);
+  new UploadBook(w.store.books, w.staging, blobs, metadata, w.clock, w.ids, max, digests, w.secrets, w.authority);
 
 describe('UploadBook', () => {
   it('stores the file, the cover and the record, with overrides over file metadata', async () => {

@@ -1,4 +1,5 @@
 import type { IssuedToken } from '../../../application/ports.js';
+import type { ManagedUser } from '../../../application/use-cases/user-admin.js';
 import { permissionsOf } from '../../../domain/permissions.js';
 import type { User } from '../../../domain/user.js';
 import type { ManagedUserSchema, TokenResponseSchema, UserSchema } from '../schemas/identity.js';
@@ -13,6 +14,7 @@ export function presentUser(user: User) {
     roles: [...user.roles],
     permissions: permissionsOf(user.roles),
     auth_provider: user.authProvider,
+    sso: user.oidc ? { issuer: user.oidc.issuer, linked_at: user.oidc.linkedAt.toISOString() } : null,
     created_at: user.createdAt.toISOString(),
   } satisfies z.infer<typeof UserSchema>;
 }
@@ -26,7 +28,7 @@ export function presentToken(result: { user: User; token: IssuedToken }) {
   } satisfies z.infer<typeof TokenResponseSchema>;
 }
 
-/** What admins see: the public user plus whether the account is disabled. */
-export function presentManagedUser(user: User) {
-  return { ...presentUser(user), disabled: user.disabled } satisfies z.infer<typeof ManagedUserSchema>;
+/** What admins see: the public user, whether the account is disabled, and when its sign-in block ends. */
+export function presentManagedUser({ user, lockedUntil }: ManagedUser) {
+  return { ...presentUser(user), disabled: user.disabled, locked_until: lockedUntil?.toISOString() ?? null } satisfies z.infer<typeof ManagedUserSchema>;
 }

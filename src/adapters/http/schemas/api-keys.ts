@@ -2,12 +2,13 @@ import { API_KEY_NAME_MAX_LENGTH } from '../../../domain/api-key.js';
 import { PERMISSIONS } from '../../../domain/permissions.js';
 import { z } from '../zod.js';
 import { idParam, listOf, pageQuery, timestamp } from './common.js';
+import { nameText } from './text.js';
 
 const permission = z.enum(PERMISSIONS);
 
 export const CreateApiKeyBody = z
   .object({
-    name: z.string().trim().min(1).max(API_KEY_NAME_MAX_LENGTH).openapi({ example: 'KOReader on the Kobo' }),
+    name: nameText(API_KEY_NAME_MAX_LENGTH * 2).trim().min(1).max(API_KEY_NAME_MAX_LENGTH).openapi({ example: 'KOReader on the Kobo' }),
     permissions: z.array(permission).max(PERMISSIONS.length).optional()
       .openapi({ description: "The most the key may do; default: every permission the owner holds. Always limited to the owner's current permissions." }),
     expires_at: z.iso.datetime({ offset: true }).optional().nullable()

@@ -9,6 +9,7 @@ import {
 } from '../../../domain/user.js';
 import { z } from '../zod.js';
 import { listOf, pageQuery, timestamp } from './common.js';
+import { nameText } from './text.js';
 
 /** Characters read of a password field at most; the byte rule (PASSWORD_MAX_BYTES) is checked after. */
 const PASSWORD_FIELD_MAX = 1024;
@@ -21,12 +22,20 @@ export const UserSchema = z
     roles: z.array(z.enum(ROLE_NAMES as [string, ...string[]])),
     permissions: z.array(z.enum(PERMISSIONS)),
     auth_provider: z.enum(['local', 'oidc']),
+    sso: z
+      .object({ issuer: z.string(), linked_at: timestamp })
+      .strict()
+      .nullable()
+      .openapi({ description: 'The single sign-on identity linked to the account (its provider and since when); null when none' }),
     created_at: timestamp,
   })
   .strict()
   .openapi('User');
 
-export const ManagedUserSchema = UserSchema.extend({ disabled: z.boolean() }).strict().openapi('ManagedUser');
+export const ManagedUserSchema = UserSchema.extend({
+  disabled: z.boolean(),
+  locked_until: timestamp.nullable().openapi({ description: 'When the sign-in block of the account ends; null when it is not blocked' }),
+}).strict().openapi('ManagedUser');
 
 export const TokenResponseSchema = z
   .object({
@@ -56,7 +65,7 @@ export const RegisterBody = z
 
 export const LoginBody = z
   .object({
-    username: z.string().min(1).max(EMAIL_MAX_LENGTH).openapi({ description: 'Username or e-mail address' }),
+    username: nameText(EMAIL_MAX_LENGTH).min(1).openapi({ description: 'Username or e-mail address' }),
     password: z.string().min(1).max(PASSWORD_FIELD_MAX),
   })
   .strict()

@@ -1,11 +1,12 @@
-import { KOBO_DEVICE_NAME_MAX, KOBO_DEVICE_NAME_PATTERN, KOBO_DEVICE_SHELVES_MAX } from '../../../domain/kobo-device.js';
+import { KOBO_DEVICE_NAME_MAX, KOBO_DEVICE_SHELVES_MAX } from '../../../domain/kobo-device.js';
+import { isCleanName, NAME_CONTROL_MESSAGE } from '../../../domain/text.js';
 import { z } from '../zod.js';
 import { idParam, listOf, pageQuery, timestamp } from './common.js';
 
 export const CreateKoboDeviceBody = z
   .object({
     name: z.string().trim().min(1).max(KOBO_DEVICE_NAME_MAX)
-      .regex(KOBO_DEVICE_NAME_PATTERN, 'must not hold control characters, tabs or line breaks').openapi({ example: 'Kobo Libra Colour' }),
+      .refine(isCleanName, NAME_CONTROL_MESSAGE).openapi({ example: 'Kobo Libra Colour' }),
     shelf_ids: z.array(idParam).max(KOBO_DEVICE_SHELVES_MAX).optional()
       .openapi({ description: 'Sync only the books on these shelves (yours or public ones); absent or empty: every book you may read.' }),
   })

@@ -9,7 +9,17 @@ const ReturnTo = z.string().max(RETURN_TO_MAX_LENGTH).optional().openapi({
 
 export const OidcLoginQuery = z.object({ return_to: ReturnTo }).strict();
 
-export const OidcLinkBody = z.object({ return_to: ReturnTo }).strict().openapi('OidcLinkRequest');
+const CurrentPassword = z.string().min(1).max(1024);
+
+export const OidcLinkBody = z
+  .object({
+    current_password: CurrentPassword.optional().openapi({ description: 'Required when the account has a password' }),
+    return_to: ReturnTo,
+  })
+  .strict()
+  .openapi('OidcLinkRequest');
+
+export const OidcUnlinkBody = z.object({ current_password: CurrentPassword }).strict().openapi('OidcUnlinkRequest');
 
 export const OidcLinkResponse = z
   .object({

@@ -1,6 +1,7 @@
 import { PROGRESS_LIMITS as L, READING_STATUSES } from '../../../domain/reading-progress.js';
 import { z } from '../zod.js';
 import { timestamp } from './common.js';
+import { nameText } from './text.js';
 
 export const ProgressSchema = z
   .object({
@@ -20,8 +21,8 @@ export const UpdateProgressBody = z
     percentage: z.number().min(0).max(1),
     locator: z.string().max(L.locator).nullable().optional(),
     status: z.enum(READING_STATUSES).optional().openapi({ description: 'Defaults to reading above 0, finished at 1, else unread' }),
-    device: z.string().max(L.device).nullable().optional(),
-    device_id: z.string().max(L.deviceId).nullable().optional(),
+    device: nameText(L.device).nullable().optional(),
+    device_id: nameText(L.deviceId).nullable().optional(),
   })
   .strict()
   .openapi('ProgressUpdate');

@@ -2,6 +2,7 @@ import { SHELF_NAME_MAX } from '../../../domain/shelf.js';
 import { SHELF_BOOKS_MAX, SHELF_DESCRIPTION_MAX } from '../../../domain/shelf-rules.js';
 import { z } from '../zod.js';
 import { idParam, listOf, pageQuery, timestamp } from './common.js';
+import { nameText } from './text.js';
 
 const OwnerSchema = z.object({ id: z.string(), username: z.string() }).strict().openapi('Owner');
 
@@ -30,9 +31,7 @@ export const ShelfBooksQuery = z.object(pageQuery).strict();
 export const ShelfParams = z.object({ id: idParam }).strict();
 export const ShelfBookParams = z.object({ id: idParam, book_id: idParam }).strict();
 
-const name = z
-  .string()
-  .max(SHELF_NAME_MAX * 4)
+const name = nameText(SHELF_NAME_MAX * 4)
   .openapi({ description: `1-${SHELF_NAME_MAX} characters after trimming; unique per owner, case-insensitively`, example: 'To read' });
 const description = z
   .string()

@@ -1,0 +1,56 @@
+// Input rules for text (API.md, "Authority, timing and input rules"), and how stored text is shown safely.
+
+/** What no text field may hold: NUL, C0 controls other than tab, line feed and carriage return, DEL, and C1 controls. */
+// eslint-disable-next-line no-control-regex
+export const TEXT_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009F]/;
+
+/** What a name (username, shelf, key or device name) may not hold either: tab and line breaks, U+2028 and U+2029 included. */
+// eslint-disable-next-line no-control-regex
+export const NAME_CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
+
+export const TEXT_CONTROL_MESSAGE = 'must not contain control characters (NUL, C0 other than tab and line breaks, DEL, C1)';
+export const NAME_CONTROL_MESSAGE = 'must not contain control characters, tabs or line breaks';
+
+/** Whether text is acceptable in a text field. */
+export const isCleanText = (text: string): boolean => !TEXT_CONTROL.test(text);
+
+/** Whether text is acceptable as a name. */
+export const isCleanName = (text: string): boolean => !NAME_CONTROL.test(text);
+
+/** One string in a parsed value that breaks the text rule: where it is, and why. */
+export interface TextIssue {
+  readonly field: string;
+  readonly message: string;
+}
+
+/**
+ * The shared text rule, applied to every parsed body, query and path (adapters/http route.ts `parse`),
+ * to the upload's text parts and to the Kobo adapter's JSON bodies: every string anywhere in the value,
+ * keys included, refuses NUL, C0 controls other than tab, line feed and carriage return, DEL and C1 controls.
+ */
+export function controlCharacterIssues(value: unknown, path: readonly string[] = []): TextIssue[] {
+  const field = path.join('.') || '(root)';
+  if (typeof value === 'string') return isCleanText(value) ? [] : [{ field, message: TEXT_CONTROL_MESSAGE }];
+  if (Array.isArray(value)) return value.flatMap((item, i) => controlCharacterIssues(item, [...path, String(i)]));
+  if (value === null || typeof value !== 'object' || value instanceof Date) return [];
+  return Object.entries(value).flatMap(([key, item]) => [
+    ...(isCleanText(key) ? [] : [{ field: [...path, key].join('.'), message: TEXT_CONTROL_MESSAGE }]),
+    ...controlCharacterIssues(item, [...path, key]),
+  ]);
+}
+
+// eslint-disable-next-line no-control-regex
+const UNPRINTABLE = /[\u0000-\u001F\u007F-\u009F\u2028\u2029\u202A-\u202E\u2066-\u2069\\]/g;
+
+/**
+ * Stored text as a terminal line may show it: every control character (tab and line breaks included),
+ * line and paragraph separators, bidi overrides and the backslash itself written as escapes (`\x1b`,
+ * `\u202e`, `\\`), so no stored name can move the cursor, set the clipboard (OSC 52) or fake a line.
+ */
+export function printable(text: string): string {
+  return text.replace(UNPRINTABLE, (c) => {
+    if (c === '\\') return '\\\\';
+    const code = c.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
+  });
+}
