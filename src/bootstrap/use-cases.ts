@@ -36,7 +36,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
     p.UserRepository, p.PasswordHasher, p.TokenService, p.LoginThrottleRepository, p.Clock, loginPolicies, config.localLogin, c.resolve(AccountLockout), c.resolve(AuthEvents)));
   singleton(AuthenticateApiKey, (p, c) => new AuthenticateApiKey(
     p.ApiKeyRepository, p.UserRepository, p.SecretGenerator, p.LoginThrottleRepository, p.Clock, loginPolicies.address, c.resolve(AccountLockout)));
-  singleton(Authority, (p) => new Authority(p.UserRepository, p.ApiKeyRepository, p.TokenRevocationRepository, p.Clock, p.KoboDeviceRepository));
+  singleton(Authority, (p) => new Authority(p.UserRepository, p.ApiKeyRepository, p.Clock, p.KoboDeviceRepository));
   singleton(Authenticate, (p, c) => new Authenticate(p.TokenService, c.resolve(Authority), c.resolve(AuthenticateApiKey), c.resolve(AuthEvents)));
   singleton(CreateApiKey, (p, c) => new CreateApiKey(p.ApiKeyRepository, p.UserRepository, p.SecretGenerator, p.Clock, p.IdGenerator, c.resolve(Authority)));
   singleton(ListApiKeys, (p) => new ListApiKeys(p.ApiKeyRepository, p.UserRepository));

@@ -117,7 +117,7 @@ function progressRepositoryContract(factory: StoreFactory): void {
 
   it('UpdateProgress keeps nothing for a book deleted between its check and its write', async () => {
     await seed();
-    const { books, users, apiKeys, revocations, koboDevices } = store();
+    const { books, users, apiKeys, koboDevices } = store();
     const alice = aMember('alice');
     const findById = books.findById.bind(books);
     // DeleteBook runs in full after the use case has found the book.
@@ -127,7 +127,7 @@ function progressRepositoryContract(factory: StoreFactory): void {
       await progress().deleteForBook(id);
       return found;
     };
-    const update = new UpdateProgress(books, progress(), new FakeClock(), new Authority(users, apiKeys, revocations, new FakeClock(), koboDevices));
+    const update = new UpdateProgress(books, progress(), new FakeClock(), new Authority(users, apiKeys, new FakeClock(), koboDevices));
     expect(await errorOf(update.execute(alice, { bookId: 'b1', update: { percentage: 0.5 } }))).toMatchObject({ code: 'book_not_found' });
     expect(await progress().get('alice', 'b1')).toBeNull();
   });

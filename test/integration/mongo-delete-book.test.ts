@@ -26,7 +26,7 @@ describe('DeleteBook on MongoDB, which has no foreign keys to cascade', () => {
       await store.digests.put(id, { partialMd5: `${id}-partial`, fileNameMd5: `${id}-name` });
       await store.progress.put({ userId: 'owner-1', bookId: id, status: 'reading', percentage: 0.5, locator: null, device: null, deviceId: null, updatedAt: new Date(0) });
     }
-    const authority = new Authority(store.users, store.apiKeys, store.revocations, new FakeClock(), store.koboDevices);
+    const authority = new Authority(store.users, store.apiKeys, new FakeClock(), store.koboDevices);
     await new DeleteBook(store.books, store.shelves, store.blobs, new FakeClock(), store.progress, store.digests, authority).execute(owner, 'gone');
     expect(await store.digests.findBookId('gone-partial')).toBeNull();
     expect(await store.digests.findBookId('gone-name')).toBeNull();

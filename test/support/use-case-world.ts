@@ -110,7 +110,7 @@ export function aWorld(options: WorldOptions = {}) {
   const events = new AuthEvents({ info: (details, message) => logged.push({ details: { ...details }, message }), warn: () => undefined }, secrets);
   const lockout = new AccountLockout(throttle, knownAddresses, clock, settings.loginPolicies.account);
   const authenticateApiKey = new AuthenticateApiKey(apiKeys, users, secrets, throttle, clock, settings.loginPolicies.address, lockout);
-  const authority = new Authority(users, apiKeys, revocations, clock, store.koboDevices);
+  const authority = new Authority(users, apiKeys, clock, store.koboDevices);
   const currentPassword = new CurrentPasswordCheck(hasher, throttle, clock, settings.loginPolicies.account, events);
   const startOidcLogin = new StartOidcLogin(oidc, codes, secrets, clock, limiter, settings.oidcFlow);
   const updateProgress = new UpdateProgress(books, progress, clock, authority);

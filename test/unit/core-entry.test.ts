@@ -99,7 +99,7 @@ describe('a scenario driven through the core alone, without HTTP', () => {
     const login = new core.LoginUser(store.users, hasher, tokens, store.throttle, clock, policies, true, lockout, events);
     await expect(login.execute({ login: 'ada', password: 'wrong password', clientAddress: 'cli' })).rejects.toBeInstanceOf(core.AuthenticationError);
     const { token } = await login.execute({ login: 'ADA', password: 'analytical engine', clientAddress: 'cli' });
-    const authority = new core.Authority(store.users, store.apiKeys, store.revocations, clock, store.koboDevices);
+    const authority = new core.Authority(store.users, store.apiKeys, clock, store.koboDevices);
     const { actor } = await new core.Authenticate(tokens, authority).execute(token.token);
     expect(core.isAdmin(actor)).toBe(true);
 
