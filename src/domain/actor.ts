@@ -6,8 +6,11 @@ import { permissionsOf } from './permissions.js';
  * proof still holds (application/use-cases/authority.ts).
  */
 export type Credential =
-  /** A JWT: its id and the account's token version it was issued under. */
-  | { readonly kind: 'token'; readonly jti: string; readonly tokenVersion: number }
+  /**
+   * A JWT: its id, the account's token version it was issued under and, for a bearer token, its expiry
+   * (a write held past it, plus the clock tolerance, is refused like one made after it).
+   */
+  | { readonly kind: 'token'; readonly jti: string; readonly tokenVersion: number; readonly expiresAt?: Date }
   /** A personal API key: its id and lookup digest (the key as stored carries its owner's token version). */
   | { readonly kind: 'key'; readonly keyId: string; readonly lookup: string }
   /** A Kobo device's sync URL: the device's id and the lookup digest of its secret (the device carries its owner's token version). */

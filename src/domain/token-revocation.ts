@@ -5,3 +5,8 @@ export const TOKEN_CLOCK_TOLERANCE_SECONDS = 30;
 export function revokedUntil(tokenExpiresAt: Date): Date {
   return new Date(tokenExpiresAt.getTime() + TOKEN_CLOCK_TOLERANCE_SECONDS * 1000);
 }
+
+/** Whether a token that expires at `tokenExpiresAt` is still accepted at `now` (the same tolerance as verification). */
+export function tokenStillAccepted(tokenExpiresAt: Date, now: Date): boolean {
+  return now.getTime() <= revokedUntil(tokenExpiresAt).getTime();
+}

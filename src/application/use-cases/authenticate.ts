@@ -30,7 +30,7 @@ export class Authenticate {
     if (!token) throw missingToken();
     if (this.apiKeys && isApiKeySecret(token)) return this.withKey(token, clientAddress);
     const claims = this.tokens.verify(token);
-    const { actor, user } = await this.authority.ofToken(claims.userId, { kind: 'token', jti: claims.jti, tokenVersion: claims.tokenVersion });
+    const { actor, user } = await this.authority.ofToken(claims.userId, { kind: 'token', jti: claims.jti, tokenVersion: claims.tokenVersion, expiresAt: claims.expiresAt });
     return { actor, user, claims };
   }
 

@@ -2,6 +2,7 @@ import { actorFor, type Actor, type Credential } from '../../domain/actor.js';
 import { actorThroughKey, keyWorksFor } from '../../domain/api-key.js';
 import { invalidToken } from '../../domain/error-catalogue.js';
 import { koboDeviceWorksFor } from '../../domain/kobo-device.js';
+import { tokenStillAccepted } from '../../domain/token-revocation.js';
 import type { User } from '../../domain/user.js';
 import type { ApiKeyRepository, Clock, KoboDeviceRepository, UserRepository } from '../ports.js';
 
@@ -16,7 +17,7 @@ export interface ConfirmedActor {
  * Authority judged when a write commits, not only when the request's headers arrived: every use case
  * that writes on behalf of an actor calls `confirm` just before its write and decides with the actor it
  * returns. A token revoked meanwhile (logout, password change or reset, disabling, deletion, linking or
- * unlinking sign-on), a key revoked or expired, or a Kobo device removed is 401 `invalid_token`; permissions come from the
+ * unlinking sign-on) or expired, a key revoked or expired, or a Kobo device removed is 401 `invalid_token`; permissions come from the
  * account's roles now (and the key's ceiling), so a shrunk role makes the use case's own check refuse.
  */
 export class Authority {
@@ -50,10 +51,11 @@ export class Authority {
   }
 
   /**
-   * The account a token names, acting with it: 401 when the token is revoked or the account gone, disabled
-   * or re-versioned. One store read (the account, unless the token id is revoked), on every request.
+   * The account a token names, acting with it: 401 when the token is expired or revoked or the account
+   * gone, disabled or re-versioned. One store read (the account, unless the token id is revoked), on every request.
    */
   async ofToken(userId: string, credential: Extract<Credential, { kind: 'token' }>): Promise<{ actor: Actor; user: User }> {
+    if (credential.expiresAt && !tokenStillAccepted(credential.expiresAt, this.clock.now())) throw invalidToken();
     const user = await this.users.findActiveSession(userId, credential.jti);
     if (!user || user.disabled || user.tokenVersion !== credential.tokenVersion) throw invalidToken();
     return { actor: actorFor(user, credential), user };

@@ -71,6 +71,7 @@ interface Change {
 }
 
 const SESSION_CHANGES: readonly Change[] = [
+  { name: 'the token expired', code: 'invalid_token', apply: (s) => Promise.resolve(s.w.clock.advance((3600 + 31) * 1000)) },
   { name: 'the token was revoked (logout)', code: 'invalid_token', apply: (s, a) => s.w.store.revocations.revoke((a.credential as { jti: string }).jti, new Date(8.64e15)) },
   { name: 'the password was changed', code: 'invalid_token', apply: (s) => s.w.store.users.setPassword(s.writer.id, 'changed-hash', s.w.clock.now()) },
   { name: 'the account was disabled', code: 'invalid_token', apply: (s) => s.w.store.users.updateAccess(s.writer.id, { disabled: true }, s.w.clock.now()) },
@@ -94,10 +95,12 @@ beforeEach(async () => {
 afterEach(() => w.cleanup());
 
 async function scene(admin: boolean): Promise<{ s: Scene; session: Actor; key: Actor }> {
-  const { user: writer, actor: session } = await w.storeUser({ username: 'writer', email: 'writer@example.test', roles: admin ? ['admin'] : ['user'], passwordHash: await w.hasher.hash(PASSWORD) });
+  const { user: writer } = await w.storeUser({ username: 'writer', email: 'writer@example.test', roles: admin ? ['admin'] : ['user'], passwordHash: await w.hasher.hash(PASSWORD) });
   const { user: other, actor: otherActor } = await w.storeUser({ username: 'other', email: 'other@example.test', roles: ['user'] });
   // A second admin, so that demoting or deleting the writer never meets the last-admin rule.
   await w.storeUser({ username: 'root', email: 'root@example.test', roles: ['admin'] });
+  // A bearer session as a request carries it: a real token (the world's tokens last an hour).
+  const { actor: session } = await w.authenticate.execute(w.tokens.issue(writer).token);
   const book = await w.storeBook({ owner: { id: writer.id, username: writer.username } });
   await w.storeBook({ id: 'on-shelf', sha256: 'e'.repeat(64), owner: { id: writer.id, username: writer.username } });
   const shelf = await w.createShelf.execute(session, { name: 'Mine', bookIds: ['on-shelf'] });
