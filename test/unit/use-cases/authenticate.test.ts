@@ -13,7 +13,7 @@ describe('Authenticate', () => {
     const got = await w.authenticate.execute(issued.token);
     expect(got.actor).toEqual({
       id: user.id, username: user.username, roles: ['reader'], permissions: ['books:read', 'shelves:read'],
-      credential: { kind: 'token', jti: issued.jti, tokenVersion: 0 },
+      credential: { kind: 'token', jti: issued.jti, tokenVersion: 0, expiresAt: got.claims?.expiresAt },
     });
     expect(got.user).toEqual(user);
     expect(got.claims).toMatchObject({ userId: user.id, jti: issued.jti, tokenVersion: 0 });
