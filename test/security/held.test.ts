@@ -229,6 +229,27 @@ describe('held bodies: authority judged when the write commits', () => {
   }
 });
 
+describe('a held upload of a file already in the library: the change answers, not duplicate_book', () => {
+  for (const change of CHANGES) {
+    const id = `post /api/books of a stored file through ${change.through === 'key' ? 'an API key' : 'a session'}, held while ${change.name}`;
+    it(`${id}: ${change.status}, no book named, nothing written`, async () => {
+      const s = await scene({});
+      const secret = change.through === 'key' ? s.key.secret : s.writer.token;
+      const body = multipart([filePart('Held - Again.txt', `Held book ${count}\n`)]);
+      const letIn = authenticationOf(secret);
+      const request = await holdRequest(url, 'post', '/api/books', { Authorization: `Bearer ${secret}`, 'Content-Type': multipartType() }, body);
+      await letIn;
+      await change.apply(s, {});
+      const before = await snapshot();
+      const answer = await request.finish();
+      const committed = (await snapshot()) !== before;
+      tried.push({ id, committed });
+      expect({ status: answer.status, committed, names: JSON.stringify(answer.body).includes(s.bookId) }, JSON.stringify(answer.body))
+        .toEqual({ status: change.status, committed: false, names: false });
+    }, 30_000);
+  }
+});
+
 /** The Kobo store API writes through its sync URL: each held while the URL stops working. */
 const KOBO_WRITES: Readonly<Record<string, { method: string; path: (s: Scene) => string; body: (s: Scene) => object }>> = {
   'PUT {url}/v1/library/{id}/state': {

@@ -12,6 +12,7 @@ import { rateLimits, type RateLimitSettings } from './rate-limit.js';
 import { checkOperationIds, mountRoute, type AnyRoute } from './route.js';
 import { checksSecretAt, pathPattern, secretCheckLane } from './secret-check-lane.js';
 import { apiHeaders, corsFor, docsHeaders, noStore } from './security.js';
+import { trustedAddress } from './trusted-address.js';
 
 export interface HttpSettings {
   readonly publicUrl: string;
@@ -56,6 +57,7 @@ export function createApp(deps: HttpDeps): Express {
   app.disable('etag');
   app.set('trust proxy', deps.settings.trustProxy);
   app.set('query parser', 'simple');
+  app.use(trustedAddress());
   app.use(requestLog(deps.logger));
   if (deps.settings.trustProxy > 0 && deps.settings.maxConnectionsPerAddress) {
     app.use(requestsInFlightCap(deps.settings.maxConnectionsPerAddress, (req, res, next) => apiHeaders(req, res, () => noStore(req, res, next))));

@@ -19,8 +19,9 @@ export interface UploadSource {
 }
 
 /**
- * Stores an uploaded book so that a failure or a crash at any step leaves no visible half state; the
- * uploader's authority is confirmed once the whole body is in, just before the book is recorded.
+ * Stores an uploaded book so that a failure or a crash at any step leaves no visible half state. The
+ * uploader's authority is confirmed as soon as the whole body is in, before any answer that tells what
+ * the library holds (a duplicate), and again just before the book is recorded.
  */
 export class UploadBook {
   constructor(
@@ -42,6 +43,8 @@ export class UploadBook {
     const written: string[] = [];
     try {
       const { fileName, overrides: raw } = await source.details();
+      // The body may have taken minutes: an uploader who lost authority meanwhile learns nothing of the library.
+      await this.confirmUploader(actor);
       const overrides = normalizeMetadataPatch(raw);
       const existing = await this.books.findBySha256(staged.sha256);
       if (existing) throw duplicateBook(existing.id);
@@ -67,9 +70,8 @@ export class UploadBook {
         written.push(bookCoverKey(id));
         await this.blobs.putBytes(bookCoverKey(id), extracted.cover.data);
       }
-      // The body may have taken minutes: the uploader must still be who may upload, now.
-      const { actor: uploader } = await this.authority.confirm(actor);
-      if (!canUploadBook(uploader)) throw permissionDenied();
+      // Parsing and storing the file take time too: the uploader must still be who may upload, now.
+      await this.confirmUploader(actor);
       await this.books.create(book);
       await this.recordDigests(book);
       return book;
@@ -77,6 +79,12 @@ export class UploadBook {
       await this.cleanUp(staged, written);
       throw error;
     }
+  }
+
+  /** 401 when the uploader's credential stopped working, 403 when its permissions no longer allow uploading. */
+  private async confirmUploader(actor: Actor): Promise<void> {
+    const { actor: uploader } = await this.authority.confirm(actor);
+    if (!canUploadBook(uploader)) throw permissionDenied();
   }
 
   /** Never throws, so the recorded book is kept: a book left without digests is BackfillBookDigests' to catch up. */

@@ -7,7 +7,7 @@ import { SafeMetadataReader } from '../../../src/adapters/metadata/safe-metadata
 import type { BookDigestRepository, ExtractedBook, MetadataReader, StagedFile } from '../../../src/application/ports.js';
 import { UploadBook } from '../../../src/application/use-cases/upload-book.js';
 import { buildEpub, buildPdf, seededBytes } from '../../support/fixtures/index.js';
-import { aBook, aBookWorld, anActor, sourceOf, type BookWorld } from '../../support/kit.js';
+import { aBook, aBookWorld, anActor, errorOf, sourceOf, type BookWorld } from '../../support/kit.js';
 import { md5Of, readingBuffer, referencePartialMd5, referencePartialMd5OfFile } from '../../support/koreader-reference.js';
 
 let reader: SafeMetadataReader;
@@ -50,6 +50,20 @@ describe('UploadBook', () => {
     const never: MetadataReader = { read: () => Promise.reject(new Error('must not parse a duplicate')) };
     await expect(uploadWith(never).execute(alice, sourceOf(pdf, 'b.pdf'))).rejects.toMatchObject({ code: 'duplicate_book', extra: { book_id: first.id } });
     expect(await w.files()).toEqual({ books: [`${first.id}.book`], tmp: [] });
+  });
+
+  it('answers a duplicate held while its uploader lost authority as if it came after the change, naming no book', async () => {
+    const pdf = buildPdf({ info: { Title: 'Held twice' } });
+    await uploadWith().execute(alice, sourceOf(pdf, 'a.pdf'));
+    const { user: off, actor: offActor } = await w.storeUser({ username: 'off', email: 'off@example.test', roles: ['user'] });
+    const { user: shrunk, actor: shrunkActor } = await w.storeUser({ username: 'shrunk', email: 'shrunk@example.test', roles: ['user'] });
+    // Authenticated before the change, its body arriving after it.
+    await w.store.users.updateAccess(off.id, { disabled: true }, w.clock.now());
+    await w.store.users.updateAccess(shrunk.id, { roles: ['reader'] }, w.clock.now());
+    const disabled = await errorOf(uploadWith().execute(offActor, sourceOf(pdf, 'b.pdf')));
+    const demoted = await errorOf(uploadWith().execute(shrunkActor, sourceOf(pdf, 'c.pdf')));
+    expect([disabled.code, demoted.code]).toEqual(['invalid_token', 'permission_denied']);
+    expect(await w.files()).toEqual({ books: ['book-1.book'], tmp: [] });
   });
 
   it('removes the staged file and both blobs when a concurrent upload of the same file wins the insert', async () => {
