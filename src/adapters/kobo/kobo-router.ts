@@ -1,3 +1,4 @@
+import { pipeline } from 'node:stream/promises';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AuthenticateKoboDevice, KoboSession } from '../../application/use-cases/authenticate-kobo-device.js';
 import type { GetKoboBookFile } from '../../application/use-cases/get-kobo-book-file.js';
@@ -160,8 +161,10 @@ export function koboRouter(deps: KoboDeps): Router {
     const file = await deps.file.execute(sessionOf(res), String(req.params['id']));
     res.status(200).setHeader('Content-Type', file.mediaType).setHeader('Content-Length', String(file.size)).setHeader('ETag', file.etag)
       .setHeader('Content-Disposition', `attachment; filename="book.${file.kind === 'kepub' ? 'kepub.epub' : file.kind}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`);
-    for await (const chunk of await file.open()) if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
-    res.end();
+    // pipeline destroys the source when the client goes away, so an aborted download closes the file at once.
+    await pipeline(await file.open(), res).catch((error: unknown) => {
+      if ((error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
+    });
   });
 
   const thumbnail = async (req: Request, res: Response) => {
