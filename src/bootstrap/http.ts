@@ -15,7 +15,7 @@ import { progressRoutes } from '../adapters/http/progress.routes.js';
 import { shelfRoutes } from '../adapters/http/shelves.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
 import {
-  AddBookToShelf, ArchiveKoboBook, AuthenticateKoboDevice, CreateKoboDevice, GetKoboBookFile, GetKoboCover, ListKoboDevices, RevokeKoboDevice,
+  AddBookToShelf, ArchiveKoboBook, AuthenticateKoboDevice, CreateKoboDevice, GetKoboBook, GetKoboBookFile, GetKoboCover, ListKoboDevices, RevokeKoboDevice,
   SaveKoboTag, SyncKoboLibrary, Authenticate, AuthenticateSyncUser, ChangePassword, CompleteOidcLogin, CreateApiKey,
   CreateShelf, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetBook, GetBookCover, GetBookFile,
   GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers,
@@ -89,7 +89,7 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
       path: '/kobo',
       router: koboRouter({
         authenticate: di.resolve(AuthenticateKoboDevice), sync: di.resolve(SyncKoboLibrary), tokens: new KoboSyncTokens(koboTokenKey),
-        getBook: di.resolve(GetBook), getProgress: di.resolve(GetProgress), updateProgress: di.resolve(UpdateProgress), archive: di.resolve(ArchiveKoboBook),
+        book: di.resolve(GetKoboBook), getProgress: di.resolve(GetProgress), updateProgress: di.resolve(UpdateProgress), archive: di.resolve(ArchiveKoboBook),
         file: di.resolve(GetKoboBookFile), cover: di.resolve(GetKoboCover), saveTag: di.resolve(SaveKoboTag), updateShelf: di.resolve(UpdateShelf),
         deleteShelf: di.resolve(DeleteShelf), addBook: di.resolve(AddBookToShelf), removeBook: di.resolve(RemoveBookFromShelf),
         store: config.kobo.storeForwarding ? new KoboStore(config.kobo.storeUrl) : null, clock, baseUrlOf: publicBase,

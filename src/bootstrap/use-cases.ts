@@ -2,7 +2,7 @@ import { instanceCachingFactory, type DependencyContainer, type InjectionToken }
 import {
   AccountLockout, AddBookToShelf, ArchiveKoboBook, AuthEvents, Authenticate, AuthenticateKoboDevice, Authority, AuthenticateApiKey, AuthenticateSyncUser,
   BackfillBookDigests, BackfillChangeFeed, BootstrapAdmin, ChangePassword, CompleteOidcLogin, CreateApiKey, CreateKoboDevice, CreateShelf, CreateUser,
-  CurrentPasswordCheck, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetKoboBookFile, GetKoboCover, ListKoboDevices,
+  CurrentPasswordCheck, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetKoboBook, GetKoboBookFile, GetKoboCover, ListKoboDevices,
   RevokeKoboDevice, SaveKoboTag, SyncKoboLibrary,
   FindUserByUsername, GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles,
   ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY, OidcAccounts,
@@ -92,7 +92,8 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
     p.KoboDeviceRepository, p.Clock, KOBO_SYNC_PAGE_SIZE));
   singleton(ArchiveKoboBook, (p, c) => new ArchiveKoboBook(p.BookRepository, p.KoboDeviceRepository, c.resolve(Authority)));
   singleton(SaveKoboTag, (p, c) => new SaveKoboTag(p.ShelfRepository, c.resolve(CreateShelf), c.resolve(AddBookToShelf)));
-  singleton(GetKoboBookFile, (p) => new GetKoboBookFile(p.BookRepository, p.BlobStore, p.UploadStaging, p.KepubConverter, p.Logger));
+  singleton(GetKoboBook, (p) => new GetKoboBook(p.BookRepository, p.ShelfRepository));
+  singleton(GetKoboBookFile, (p) => new GetKoboBookFile(p.BookRepository, p.ShelfRepository, p.BlobStore, p.UploadStaging, p.KepubConverter, p.Logger));
   singleton(GetKoboCover, (p) => new GetKoboCover(p.BookRepository, p.BlobStore, p.CoverResizer));
   singleton(BackfillChangeFeed, (p) => new BackfillChangeFeed(p.ChangeFeedRepository, p.BookRepository, p.Clock));
 

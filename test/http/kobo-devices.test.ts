@@ -111,6 +111,22 @@ describe('Kobo devices (/api/auth/kobo)', () => {
     expect(lines.join('\n')).not.toContain(secret);
     expect(lines.join('\n')).not.toContain('wrong-secret-value');
   });
+
+  it('never logs the secret under another spelling of /kobo either (none a door): case, repeated slashes, dot segments, percent-encoding', async () => {
+    const device = await addKobo(t.app, alice);
+    const secret = device.base.split('/').pop()!;
+    const spellings = [
+      `/Kobo/${secret}`, `/KOBO/${secret}`, `//kobo/${secret}`, `/kobo//${secret}`, `///KoBo///${secret}`, `/%6Bobo/${secret}`, `/%6b%4F%62%6f/${secret}`,
+      `/%256Bobo/${secret}`, `/kobo%2F${secret}`, `/kobo%2f%2f${secret}`, `/./kobo/${secret}`, `/kobo/./${secret}`, `/kobo/../${secret}`,
+    ];
+    const before = lines.length;
+    for (const base of spellings) expect([401, 404]).toContain((await koboCall(t.app, { base }, 'get', '/v1/library/sync')).status);
+    const requests = lines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'request');
+    expect(requests).toHaveLength(spellings.length);
+    for (const r of requests) expect(r.path).toMatch(/\[secret\]\/v1\/library\/sync$/);
+    expect(lines.join('\n')).not.toContain(secret);
+    expect(lines.join('\n')).not.toContain(secret.slice(0, 20));
+  });
 });
 
 describe('Kobo sync URLs when PUBLIC_URL is unset: the scheme and host the request came by', () => {

@@ -1,6 +1,7 @@
 import request from 'supertest';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { upload } from '../support/books.js';
+import { buildEpub } from '../support/fixtures/index.js';
 import { addKobo, koboCall, type KoboDeviceUrl } from '../support/kobo.js';
 import { bearer, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
 
@@ -20,7 +21,7 @@ beforeAll(async () => {
   t = await startTestApp({ RATE_LIMIT_PER_MINUTE: '0' }, {}, lines);
   alice = await registerUser(t.app, 'alice');
   device = await addKobo(t.app, alice);
-  bookId = (await upload(t.app, alice, Buffer.from('Kobo rules\n'), 'Kobo - Rules.txt')).body.id;
+  bookId = (await upload(t.app, alice, await buildEpub({ title: 'Kobo rules' }), 'Kobo - Rules.epub')).body.id; // a format the Kobo gets
   shelfId = (await request(t.app).post('/api/shelves').set(bearer(alice.token)).send({ name: 'Mine' })).body.id;
 });
 afterAll(() => t.close());

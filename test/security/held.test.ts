@@ -10,6 +10,7 @@ import type { UserRepository } from '../../src/application/ports.js';
 import { httpDepsFrom } from '../../src/bootstrap/http.js';
 import { PORTS } from '../../src/bootstrap/tokens.js';
 import { storedFiles, upload } from '../support/books.js';
+import { buildEpub } from '../support/fixtures/index.js';
 import { koreaderHeaders } from '../support/koreader.js';
 import { bearer, registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
 import { holdRequest } from './support/held-request.js';
@@ -124,7 +125,8 @@ async function scene(c: HeldCase): Promise<Scene> {
   const signIn = async () => (await request(t.app).post('/api/auth/login').send({ username: registered.user.username, password: PW })).body.access_token as string;
   const writer = c.linked ? { ...registered, token: await signIn() } : registered;
   const second = { ...writer, token: await signIn() };
-  const book = await upload(t.app, writer, Buffer.from(`Held book ${count}\n`), `Held - Book ${count}.txt`);
+  // An EPUB: a book a Kobo gets (a .txt book's Kobo state is a 404, as an unknown book's).
+  const book = await upload(t.app, writer, await buildEpub({ title: `Held book ${count}` }), `Held - Book ${count}.epub`);
   const shelf = await request(t.app).post('/api/shelves').set(bearer(writer.token)).send({ name: 'Mine', book_ids: [book.body.id] });
   await request(t.app).put(`/api/books/${book.body.id}/progress`).set(bearer(writer.token)).send({ percentage: 0.1 });
   const key = await request(t.app).post('/api/auth/keys').set(bearer(writer.token)).send({ name: 'held' });

@@ -4,8 +4,42 @@ import type { Logger } from 'pino';
 import { printable } from '../../domain/text.js';
 
 const SAFE_REQUEST_ID = /^[A-Za-z0-9._-]{1,64}$/;
-/** A Kobo sync URL carries its secret as the path segment after /kobo: never logged. */
-const redacted = (path: string): string => path.replace(/^\/kobo\/[^/]+/, '/kobo/[secret]');
+const SEPARATOR = /(\/|%2f)/i;
+const SKIPPED = new Set(['', '.', '..']);
+
+/** A path segment as a lenient reader would take it: percent-decoded (again and again) and in lower case. */
+function plain(segment: string): string {
+  let text = segment;
+  for (let i = 0; i < 5; i++) {
+    const decoded = text.replace(/%([0-9a-f]{2})/gi, (_, hex: string) => String.fromCharCode(parseInt(hex, 16)));
+    if (decoded === text) break;
+    text = decoded;
+  }
+  return text.toLowerCase();
+}
+
+/**
+ * A Kobo sync URL carries its secret as the path segment after /kobo: never logged, whatever the
+ * spelling (/KOBO/..., //kobo/..., /kobo//..., /%6Bobo/..., /kobo%2F...): the first segment that is not
+ * empty or a dot segment, read case-insensitively and percent-decoded, is `kobo`, and the next non-empty
+ * segment is written `[secret]`.
+ */
+function redacted(path: string): string {
+  const parts = path.split(SEPARATOR); // segments at even indexes, separators between them
+  let seen = false;
+  for (let i = 0; i < parts.length; i += 2) {
+    const segment = plain(parts[i]!);
+    if (!seen) {
+      if (SKIPPED.has(segment)) continue;
+      if (segment !== 'kobo') return path;
+      seen = true;
+    } else if (!SKIPPED.has(segment)) {
+      parts[i] = '[secret]';
+      return parts.join('');
+    }
+  }
+  return path;
+}
 
 /** Assigns a request id and logs one JSON line per request, with the client address (as TRUST_PROXY reads it): no headers, bodies or query strings. */
 export function requestLog(logger: Logger): RequestHandler {

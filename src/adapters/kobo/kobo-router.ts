@@ -1,10 +1,10 @@
+import { pipeline } from 'node:stream/promises';
 import express, { type NextFunction, type Request, type Response, type Router } from 'express';
 import type { AuthenticateKoboDevice, KoboSession } from '../../application/use-cases/authenticate-kobo-device.js';
-import type { GetBook } from '../../application/use-cases/get-book.js';
 import type { GetKoboBookFile } from '../../application/use-cases/get-kobo-book-file.js';
 import type { GetKoboCover } from '../../application/use-cases/get-kobo-cover.js';
 import type { GetProgress } from '../../application/use-cases/get-progress.js';
-import type { ArchiveKoboBook } from '../../application/use-cases/kobo-library.js';
+import type { ArchiveKoboBook, GetKoboBook } from '../../application/use-cases/kobo-library.js';
 import type { SyncKoboLibrary } from '../../application/use-cases/sync-kobo-library.js';
 import type { UpdateProgress } from '../../application/use-cases/update-progress.js';
 import { bookNotFound, hasCodeOf, invalidInput } from '../../domain/error-catalogue.js';
@@ -20,7 +20,8 @@ export interface KoboDeps extends KoboTagDeps {
   readonly authenticate: AuthenticateKoboDevice;
   readonly sync: SyncKoboLibrary;
   readonly tokens: KoboSyncTokens;
-  readonly getBook: GetBook;
+  /** The book as the device may open it: 404 outside its scope (its shelves, Kobo formats), as the file. */
+  readonly book: GetKoboBook;
   readonly getProgress: GetProgress;
   readonly updateProgress: UpdateProgress;
   readonly archive: ArchiveKoboBook;
@@ -118,20 +119,25 @@ export function koboRouter(deps: KoboDeps): Router {
   });
 
   router.get('/v1/library/:id/metadata', async (req, res) => {
-    const book = await ours(req, res, () => deps.getBook.execute(sessionOf(res).actor, String(req.params['id'])));
+    const book = await ours(req, res, () => deps.book.execute(sessionOf(res), String(req.params['id'])));
     if (book) json(res, 200, [bookMetadata(book, `${deviceBase(req, deps)}/v1/books/${book.id}/file`)]);
   });
 
   router.get('/v1/library/:id/state', async (req, res) => {
-    const { actor } = sessionOf(res);
-    const found = await ours(req, res, async () => ({ book: await deps.getBook.execute(actor, String(req.params['id'])), progress: await deps.getProgress.execute(actor, String(req.params['id'])) }));
+    const session = sessionOf(res);
+    const id = String(req.params['id']);
+    const found = await ours(req, res, async () => ({ book: await deps.book.execute(session, id), progress: await deps.getProgress.execute(session.actor, id) }));
     if (found) json(res, 200, [readingState(found.book, found.progress.updatedAt ? { ...found.progress, updatedAt: found.progress.updatedAt } : null)]);
   });
 
   router.put('/v1/library/:id/state', koboJson('64kb'), async (req, res) => {
-    const { actor, device } = sessionOf(res);
+    const session = sessionOf(res);
+    const { actor, device } = session;
     const id = String(req.params['id']);
-    const current = await ours(req, res, () => deps.getProgress.execute(actor, id));
+    const current = await ours(req, res, async () => {
+      await deps.book.execute(session, id);
+      return deps.getProgress.execute(actor, id);
+    });
     if (!current) return;
     const stored = await deps.updateProgress.execute(actor, { bookId: id, update: progressFromKobo(req.body, current, device) });
     json(res, 200, {
@@ -152,11 +158,13 @@ export function koboRouter(deps: KoboDeps): Router {
   });
 
   router.get('/v1/books/:id/file', async (req, res) => {
-    const file = await deps.file.execute(sessionOf(res).actor, String(req.params['id']));
+    const file = await deps.file.execute(sessionOf(res), String(req.params['id']));
     res.status(200).setHeader('Content-Type', file.mediaType).setHeader('Content-Length', String(file.size)).setHeader('ETag', file.etag)
       .setHeader('Content-Disposition', `attachment; filename="book.${file.kind === 'kepub' ? 'kepub.epub' : file.kind}"; filename*=UTF-8''${encodeURIComponent(file.fileName)}`);
-    for await (const chunk of await file.open()) if (!res.write(chunk)) await new Promise((resolve) => res.once('drain', resolve));
-    res.end();
+    // pipeline destroys the source when the client goes away, so an aborted download closes the file at once.
+    await pipeline(await file.open(), res).catch((error: unknown) => {
+      if ((error as { code?: string }).code !== 'ERR_STREAM_PREMATURE_CLOSE') throw error;
+    });
   });
 
   const thumbnail = async (req: Request, res: Response) => {

@@ -1,10 +1,9 @@
-import type { Actor } from '../../domain/actor.js';
 import { bookFileKey, MEDIA_TYPES, type Book } from '../../domain/book.js';
 import { kepubKey } from '../../domain/derived-blobs.js';
-import { bookFileNotFound, bookNotFound } from '../../domain/error-catalogue.js';
-import type { ActivityLog, BlobStore, BookRepository, KepubConverter, StagedFile, UploadStaging } from '../ports.js';
-import { findReadableBook } from './book-access.js';
-import { KOBO_FORMATS } from './kobo-sync-scope.js';
+import { bookFileNotFound } from '../../domain/error-catalogue.js';
+import type { ActivityLog, BlobStore, BookRepository, KepubConverter, ShelfRepository, StagedFile, UploadStaging } from '../ports.js';
+import type { KoboSession } from './authenticate-kobo-device.js';
+import { findKoboBook } from './kobo-sync-scope.js';
 
 /** A file for a Kobo: the KEPUB made from an EPUB, or the book's own file. */
 export interface KoboBookFile {
@@ -27,15 +26,16 @@ export class GetKoboBookFile {
 
   constructor(
     private readonly books: BookRepository,
+    private readonly shelves: ShelfRepository,
     private readonly blobs: BlobStore,
     private readonly staging: UploadStaging,
     private readonly converter: KepubConverter,
     private readonly log: ActivityLog,
   ) {}
 
-  async execute(actor: Actor, bookId: string): Promise<KoboBookFile> {
-    const book = await findReadableBook(this.books, actor, bookId);
-    if (!KOBO_FORMATS.includes(book.format)) throw bookNotFound(bookId);
+  /** 404 for a book the device may not open (findKoboBook). */
+  async execute(session: Pick<KoboSession, 'actor' | 'device'>, bookId: string): Promise<KoboBookFile> {
+    const book = await findKoboBook(this.books, this.shelves, session, bookId);
     if (book.format === 'epub') {
       const key = kepubKey(book.id, book.sha256, this.converter.version);
       if (await this.kepubReady(book, key)) {

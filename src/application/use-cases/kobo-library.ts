@@ -1,12 +1,27 @@
 import type { Actor } from '../../domain/actor.js';
+import type { Book } from '../../domain/book.js';
 import { bookNotFound, hasCodeOf, shelfNameTaken } from '../../domain/error-catalogue.js';
 import type { Shelf } from '../../domain/shelf.js';
 import { shelfNameKey } from '../../domain/shelf-rules.js';
 import type { BookRepository, KoboDeviceRepository, ShelfRepository } from '../ports.js';
 import type { AddBookToShelf } from './add-book-to-shelf.js';
+import type { KoboSession } from './authenticate-kobo-device.js';
 import type { Authority } from './authority.js';
 import { findReadableBook } from './book-access.js';
 import type { CreateShelf } from './create-shelf.js';
+import { findKoboBook } from './kobo-sync-scope.js';
+
+/** A book's record as one Kobo may open it (its metadata and reading state): 404 for a book outside the device's scope, as its file is. */
+export class GetKoboBook {
+  constructor(
+    private readonly books: BookRepository,
+    private readonly shelves: ShelfRepository,
+  ) {}
+
+  async execute(session: Pick<KoboSession, 'actor' | 'device'>, bookId: string): Promise<Book> {
+    return findKoboBook(this.books, this.shelves, session, bookId);
+  }
+}
 
 /** Hides a book from one Kobo (the device's own "remove from library"); the book itself stays. */
 export class ArchiveKoboBook {

@@ -1,8 +1,10 @@
 import type { Actor } from '../../domain/actor.js';
 import type { Book, BookFormat } from '../../domain/book.js';
+import { bookNotFound } from '../../domain/error-catalogue.js';
 import type { KoboDevice } from '../../domain/kobo-device.js';
 import { canSeeShelf } from '../../domain/policies.js';
 import type { BookRepository, KoboDeviceRepository, ShelfRepository } from '../ports.js';
+import { findReadableBook } from './book-access.js';
 
 /** The formats a Kobo reads: EPUB (served as KEPUB) and PDF. */
 export const KOBO_FORMATS: readonly BookFormat[] = ['epub', 'pdf'];
@@ -20,14 +22,7 @@ export interface KoboSyncScope {
 
 /** The device's scope now, its shelves read once. */
 export async function koboSyncScope(actor: Actor, device: KoboDevice, devices: KoboDeviceRepository, books: BookRepository, shelves: ShelfRepository): Promise<KoboSyncScope> {
-  let shelfBooks: Set<string> | null = null;
-  if (device.shelfIds.length > 0) {
-    shelfBooks = new Set<string>();
-    for (const shelfId of device.shelfIds) {
-      const shelf = await shelves.findById(shelfId);
-      if (shelf && canSeeShelf(actor, shelf)) shelf.bookIds.forEach((id) => shelfBooks!.add(id));
-    }
-  }
+  const shelfBooks = await shelfBooksOf(actor, device, shelves);
   return {
     limited: shelfBooks !== null,
     async booksAmong(ids) {
@@ -37,4 +32,29 @@ export async function koboSyncScope(actor: Actor, device: KoboDevice, devices: K
       return new Map(found.filter((b) => KOBO_FORMATS.includes(b.format) && !archived.has(b.id)).map((b) => [b.id, b]));
     },
   };
+}
+
+/** The books on the device's shelves (those the owner can still see), or null for a device not limited to shelves. */
+async function shelfBooksOf(actor: Actor, device: KoboDevice, shelves: ShelfRepository): Promise<Set<string> | null> {
+  if (device.shelfIds.length === 0) return null;
+  const shelfBooks = new Set<string>();
+  for (const shelfId of device.shelfIds) {
+    const shelf = await shelves.findById(shelfId);
+    if (shelf && canSeeShelf(actor, shelf)) shelf.bookIds.forEach((id) => shelfBooks.add(id));
+  }
+  return shelfBooks;
+}
+
+/**
+ * A book the device may open (its file, metadata or reading state): one its owner may read (403
+ * without books:read), of a Kobo format and, on a device limited to shelves, on one of them; any other
+ * is a 404, as an unknown book is. A book archived on the device stays open to it (its last reading
+ * state may still arrive).
+ */
+export async function findKoboBook(books: BookRepository, shelves: ShelfRepository, session: { readonly actor: Actor; readonly device: KoboDevice }, id: string): Promise<Book> {
+  const book = await findReadableBook(books, session.actor, id);
+  if (!KOBO_FORMATS.includes(book.format)) throw bookNotFound(id);
+  const shelfBooks = await shelfBooksOf(session.actor, session.device, shelves);
+  if (shelfBooks && !shelfBooks.has(book.id)) throw bookNotFound(id);
+  return book;
 }

@@ -1,4 +1,5 @@
 import request from 'supertest';
+import { buildEpub } from '../../support/fixtures/index.js';
 import { KOBO_HEADERS } from '../../support/kobo.js';
 import { bearer, registerUser, type Session } from '../../support/test-app.js';
 import { attack, isProblem, verdict, type Attack, type Seen } from '../support/outcome.js';
@@ -82,10 +83,12 @@ export const koboAttacks: Attack[] = [
   }),
   attack('AC-01', 'kobo-foreign-progress', "B's Kobo reads and writes only B's reading state, never A's", async (w) => {
     const bobs = await deviceOf(w, w.bob);
-    await w.api().put(`/api/books/${w.ids.aliceBook}/progress`).set(bearer(w.alice.token)).send({ percentage: 0.9, locator: 'alice-only' }).expect(200);
-    const read = await w.api().get(`${bobs.base}/v1/library/${w.ids.aliceBook}/state`).set(kobo());
-    const write = await w.api().put(`${bobs.base}/v1/library/${w.ids.aliceBook}/state`).set(kobo()).send({ ReadingStates: [{ CurrentBookmark: { ProgressPercent: 5 } }] });
-    const alice = await w.api().get(`/api/books/${w.ids.aliceBook}/progress`).set(bearer(w.alice.token));
+    // An EPUB, a book Bob's Kobo gets (the world's .txt books are outside every Kobo's scope: 404).
+    const book = (await w.api().post('/api/books').set(bearer(w.alice.token)).attach('file', await buildEpub({ title: 'Alice on a Kobo' }), 'alice.epub').expect(201)).body.id as string;
+    await w.api().put(`/api/books/${book}/progress`).set(bearer(w.alice.token)).send({ percentage: 0.9, locator: 'alice-only' }).expect(200);
+    const read = await w.api().get(`${bobs.base}/v1/library/${book}/state`).set(kobo());
+    const write = await w.api().put(`${bobs.base}/v1/library/${book}/state`).set(kobo()).send({ ReadingStates: [{ CurrentBookmark: { ProgressPercent: 5 } }] });
+    const alice = await w.api().get(`/api/books/${book}/progress`).set(bearer(w.alice.token));
     const safe = read.status === 200 && read.body[0].StatusInfo.Status === 'ReadyToRead' && write.status === 200
       && alice.body.percentage === 0.9 && alice.body.locator === 'alice-only';
     return verdict([read, write, alice], safe);
