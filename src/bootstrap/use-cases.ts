@@ -94,7 +94,7 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
   singleton(SaveKoboTag, (p, c) => new SaveKoboTag(p.ShelfRepository, c.resolve(CreateShelf), c.resolve(AddBookToShelf)));
   singleton(GetKoboBook, (p) => new GetKoboBook(p.BookRepository, p.ShelfRepository));
   singleton(GetKoboBookFile, (p) => new GetKoboBookFile(p.BookRepository, p.ShelfRepository, p.BlobStore, p.UploadStaging, p.KepubConverter, p.Logger));
-  singleton(GetKoboCover, (p) => new GetKoboCover(p.BookRepository, p.BlobStore, p.CoverResizer));
+  singleton(GetKoboCover, (p) => new GetKoboCover(p.BookRepository, p.ShelfRepository, p.BlobStore, p.CoverResizer));
   singleton(BackfillChangeFeed, (p) => new BackfillChangeFeed(p.ChangeFeedRepository, p.BookRepository, p.Clock));
 
   singleton(ListShelves, (p) => new ListShelves(p.ShelfRepository));

@@ -51,7 +51,7 @@ describe.each(STORES)('a Kobo limited to shelves opens only their books ($name)'
     rmSync(dir, { recursive: true, force: true });
   });
 
-  it('answers metadata, state (GET and PUT) and the file of a book off its shelves as for an unknown book: 404, the state left as it was', async () => {
+  it('answers metadata, state (GET and PUT), the file and the cover of a book off its shelves as for an unknown book: 404, the state left as it was', async () => {
     const unknown = await koboCall(t.app, limited, 'get', '/v1/books/no-such-book/file');
     expect(unknown.status).toBe(404);
     for (const answer of [
@@ -59,6 +59,7 @@ describe.each(STORES)('a Kobo limited to shelves opens only their books ($name)'
       await koboCall(t.app, limited, 'get', `/v1/library/${outside}/metadata`),
       await koboCall(t.app, limited, 'get', `/v1/library/${outside}/state`),
       await koboCall(t.app, limited, 'put', `/v1/library/${outside}/state`).send(STATE(outside)),
+      await koboCall(t.app, limited, 'get', `/v1/books/${outside}/thumbnail/355/530/false/image.jpg`),
     ]) {
       expect(answer.status).toBe(404);
       expect(answer.body.code).toBe(unknown.body.code);
@@ -72,6 +73,8 @@ describe.each(STORES)('a Kobo limited to shelves opens only their books ($name)'
     expect((await koboCall(t.app, limited, 'put', `/v1/library/${inside}/state`).send(STATE(inside))).status).toBe(200);
     expect((await koboCall(t.app, limited, 'get', `/v1/library/${inside}/state`)).body[0].CurrentBookmark).toMatchObject({ ProgressPercent: 37 });
     expect((await koboCall(t.app, limited, 'get', `/v1/books/${inside}/file`)).status).toBe(200);
+    expect((await koboCall(t.app, limited, 'get', `/v1/books/${inside}/thumbnail/355/530/false/image.jpg`)).headers['content-type']).toBe('image/jpeg');
+    expect((await koboCall(t.app, everything, 'get', `/v1/books/${outside}/thumbnail/355/530/false/image.jpg`)).headers['content-type']).toBe('image/jpeg');
     expect((await koboCall(t.app, everything, 'get', `/v1/library/${outside}/metadata`)).body[0]).toMatchObject({ EntitlementId: outside, Title: 'Off every shelf' });
     expect((await koboCall(t.app, everything, 'get', `/v1/library/${outside}/state`)).status).toBe(200);
     expect((await koboCall(t.app, everything, 'put', `/v1/library/${outside}/state`).send(STATE(outside))).status).toBe(200);

@@ -174,7 +174,7 @@ export function koboRouter(deps: KoboDeps): Router {
     }
     const id = String(req.params['id']);
     try {
-      const jpeg = await deps.cover.execute(sessionOf(res).actor, id, { width: width!, height: height!, quality: quality!, greyscale: req.params['grey'] === 'true' });
+      const jpeg = await deps.cover.execute(sessionOf(res), id, { width: width!, height: height!, quality: quality!, greyscale: req.params['grey'] === 'true' });
       res.status(200).type('image/jpeg').setHeader('Cache-Control', 'private, max-age=86400').send(Buffer.from(jpeg));
     } catch (error) {
       if (!deps.store || !hasCodeOf(error, () => bookNotFound(id))) throw error;

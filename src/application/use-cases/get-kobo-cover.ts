@@ -1,9 +1,9 @@
-import type { Actor } from '../../domain/actor.js';
 import { bookCoverKey } from '../../domain/book.js';
 import { coverVariant, coverVariantKey } from '../../domain/derived-blobs.js';
 import { coverNotFound } from '../../domain/error-catalogue.js';
-import type { BlobStore, BookRepository, CoverResizer } from '../ports.js';
-import { findReadableBook } from './book-access.js';
+import type { BlobStore, BookRepository, CoverResizer, ShelfRepository } from '../ports.js';
+import type { KoboSession } from './authenticate-kobo-device.js';
+import { findKoboBook } from './kobo-sync-scope.js';
 
 /** The largest stored cover read for resizing. */
 const MAX_COVER_BYTES = 10 * 1024 * 1024;
@@ -17,19 +17,21 @@ export interface KoboCoverRequest {
 
 /**
  * A book's cover as a JPEG no smaller than the Kobo asks (up to 2048 px), made once per size step,
- * quality step and greyness (domain/derived-blobs.ts) and kept beside the cover.
+ * quality step and greyness (domain/derived-blobs.ts) and kept beside the cover. Only of a book the
+ * device may open (findKoboBook): a device limited to shelves gets 404 for any other.
  */
 export class GetKoboCover {
   private readonly making = new Map<string, Promise<Uint8Array>>();
 
   constructor(
     private readonly books: BookRepository,
+    private readonly shelves: ShelfRepository,
     private readonly blobs: BlobStore,
     private readonly resizer: CoverResizer,
   ) {}
 
-  async execute(actor: Actor, bookId: string, request: KoboCoverRequest): Promise<Uint8Array> {
-    const book = await findReadableBook(this.books, actor, bookId);
+  async execute(session: Pick<KoboSession, 'actor' | 'device'>, bookId: string, request: KoboCoverRequest): Promise<Uint8Array> {
+    const book = await findKoboBook(this.books, this.shelves, session, bookId);
     if (!book.coverMediaType) throw coverNotFound(bookId);
     const variant = coverVariant(request.width, request.height, request.quality, request.greyscale);
     const key = coverVariantKey(book.id, variant);
