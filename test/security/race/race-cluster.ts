@@ -58,10 +58,11 @@ export async function clusterServer(store: StoreUnderRace, workers: number, env:
   const stopListening = server.onLine((line: LogLine) => {
     if (line.msg === 'worker died') died.push(line);
     const id = line.req_id;
-    if (line.msg !== 'request' || typeof id !== 'string' || !id.includes('.') || line.worker === undefined) return;
+    if (line.msg !== 'request' || typeof id !== 'string' || !id.includes('.')) return;
     const label = id.slice(0, id.lastIndexOf('.'));
     const byWorker = served.get(label) ?? new Map<number, number>();
-    byWorker.set(line.worker, (byWorker.get(line.worker) ?? 0) + 1);
+    const slot = line.worker ?? -1; // -1: a process that is no worker (WORKERS=1) served it
+    byWorker.set(slot, (byWorker.get(slot) ?? 0) + 1);
     served.set(label, byWorker);
     wake();
   });
