@@ -17,10 +17,12 @@ export interface SpawnedServer {
   readonly url: string;
   /** Resolves with the primary's exit code. */
   readonly exited: Promise<number | null>;
-  /** Every JSON line logged so far. */
+  /** Every JSON line logged so far (each parsed once, as it arrives). */
   lines(): LogLine[];
   /** Waits until `count` lines match (no time bound of its own: the test's timeout decides). */
   waitFor(match: (line: LogLine) => boolean, count?: number): Promise<LogLine[]>;
+  /** Calls `listener` with every JSON line logged from now on; the answer unsubscribes it. */
+  onLine(listener: (line: LogLine) => void): () => void;
   output(): string;
 }
 
@@ -31,21 +33,33 @@ export async function spawnServer(env: Record<string, string>): Promise<SpawnedS
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let out = '';
+  const parsed: LogLine[] = [];
   const waiters = new Set<() => void>();
-  const onData = (d: Buffer) => {
-    out += d.toString();
-    for (const check of [...waiters]) check();
+  const listeners = new Set<(line: LogLine) => void>();
+  // Each stream's unfinished last line waits for its end: lines are parsed once, however long the run.
+  const reader = () => {
+    let partial = '';
+    return (text: string) => {
+      out += text;
+      const complete = (partial + text).split('\n');
+      partial = complete.pop()!;
+      for (const l of complete) {
+        if (!l.startsWith('{')) continue;
+        try {
+          const line = JSON.parse(l) as LogLine;
+          parsed.push(line);
+          for (const listener of listeners) listener(line);
+        } catch {
+          // not a log line
+        }
+      }
+      for (const check of [...waiters]) check();
+    };
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  child.stdout!.setEncoding('utf8').on('data', reader());
+  child.stderr!.setEncoding('utf8').on('data', reader());
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
-  const lines = () => out.split('\n').flatMap((l) => {
-    try {
-      return l.startsWith('{') ? [JSON.parse(l) as LogLine] : [];
-    } catch {
-      return [];
-    }
-  });
+  const lines = () => parsed;
   const waitFor = (match: (line: LogLine) => boolean, count = 1) => new Promise<LogLine[]>((resolve, reject) => {
     const check = () => {
       const found = lines().filter(match);
@@ -62,5 +76,9 @@ export async function spawnServer(env: Record<string, string>): Promise<SpawnedS
     check();
   });
   const [listening] = await waitFor((l) => l.msg === 'Stacks is listening');
-  return { child, url: `http://127.0.0.1:${String(listening?.port)}`, exited, lines, waitFor, output: () => out };
+  const onLine = (listener: (line: LogLine) => void) => {
+    listeners.add(listener);
+    return () => void listeners.delete(listener);
+  };
+  return { child, url: `http://127.0.0.1:${String(listening?.port)}`, exited, lines, waitFor, onLine, output: () => out };
 }

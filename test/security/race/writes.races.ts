@@ -1,7 +1,6 @@
 import { count, fiveXx, race, tally, type Race, type RaceOutcome } from './race.js';
-import { PASSWORD, raceServer, STORES_UNDER_RACE, type Answer, type Caller, type RaceWorld } from './race-world.js';
-import type { UserRepository } from '../../../src/application/ports.js';
-import { PORTS } from '../../../src/bootstrap/tokens.js';
+import { PASSWORD, STORES_UNDER_RACE, type Answer, type Caller, type RaceWorld } from './race-world.js';
+import { raceServer } from './race-server.js';
 import { koreaderHeaders, koreaderKey } from '../../support/koreader.js';
 import { SYNC_DOCUMENTS_PER_USER } from '../../../src/domain/kosync.js';
 
@@ -12,7 +11,7 @@ const BURST = 100;
 async function upload(w: RaceWorld, owner: Caller, text: string): Promise<Answer> {
   const form = new FormData();
   form.append('file', new Blob([`${text}\n`]), `${owner.username} - ${text.slice(0, 40)}.txt`);
-  const res = await fetch(`${w.url}/api/books`, { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'x-forwarded-for': w.address() }, body: form });
+  const res = await w.request('/api/books', { method: 'POST', headers: { authorization: `Bearer ${owner.token}`, 'x-forwarded-for': w.address() }, body: form });
   return { status: res.status, body: await res.json().catch(() => null) };
 }
 
@@ -32,6 +31,10 @@ async function shelf(w: RaceWorld, owner: Caller, name: string, bookIds: string[
   return res.body.id as string;
 }
 
+/** Two writers per item, every pair at once (a world's burst: a cluster's log shows which workers served each). */
+const pairs = async <T>(w: RaceWorld, items: readonly T[], two: (item: T, i: number) => [Promise<Answer>, Promise<Answer>]): Promise<Answer[]> =>
+  (await w.burst(items.length, (i) => Promise.all(two(items[i]!, i)))).flat();
+
 const outcome = (answers: readonly Answer[], lost: number, exceeded: number, note: string): RaceOutcome =>
   ({ limitsExceeded: exceeded, lostUpdates: lost, fiveXx: fiveXx(answers), note: `${note}; statuses ${JSON.stringify(tally(answers))}` });
 
@@ -42,18 +45,18 @@ const outcome = (answers: readonly Answer[], lost: number, exceeded: number, not
 async function firstRegistrations(w: RaceWorld): Promise<{ answers: Answer[]; answeredAdmin: number; storedAdmin: number; stored: number }> {
   const store = STORES_UNDER_RACE.find((s) => s.name === w.store);
   if (!store) throw new Error(`no store named ${w.store}`);
-  const { t, url, close } = await raceServer(store);
+  const server = await raceServer(store);
   try {
-    const answers = await w.burst(BURST, async (i) => {
-      const res = await fetch(`${url}/api/auth/register`, { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': w.address() },
+    const answers = await w.burst(BURST, async (i): Promise<Answer> => {
+      const res = await server.request('/api/auth/register', { method: 'POST', headers: { 'content-type': 'application/json', 'x-forwarded-for': w.address() },
         body: JSON.stringify({ username: `first${i}`, email: `first${i}@example.test`, password: PASSWORD }) });
       return { status: res.status, body: await res.json().catch(() => null) };
     });
-    const { items, total } = await t.container.di.resolve<UserRepository>(PORTS.UserRepository).list({ page: 1, pageSize: BURST });
+    const { items, total } = await server.records.users(BURST);
     const answeredAdmin = answers.filter((a) => a.status === 201 && a.body.user.roles.includes('admin')).length;
     return { answers, answeredAdmin, storedAdmin: items.filter((u) => u.roles.includes('admin')).length, stored: total };
   } finally {
-    await close();
+    await server.close();
   }
 }
 
@@ -98,10 +101,10 @@ export const lostUpdateRaces: Race[] = [
   race('RACE-BOOK-PATCH-PAIRS', '50 books each patched twice at once (title and description): both changes kept', async (w) => {
     const owner = await w.fresh('editor');
     const ids = await books(w, owner, PAIRS, 'patch');
-    const answers = (await Promise.all(ids.map((id, i) => Promise.all([
+    const answers = await pairs(w, ids, (id, i) => [
       w.send('PATCH', `/api/books/${id}`, { token: owner.token, body: { title: `Title ${i}` } }),
       w.send('PATCH', `/api/books/${id}`, { token: owner.token, body: { description: `Description ${i}` } }),
-    ])))).flat();
+    ]);
     let lost = 0;
     for (const [i, id] of ids.entries()) {
       const book = (await w.send('GET', `/api/books/${id}`, { token: owner.token })).body;
@@ -134,10 +137,10 @@ export const lostUpdateRaces: Race[] = [
     const owner = await w.fresh('curator');
     const ids: string[] = [];
     for (let i = 0; i < PAIRS; i++) ids.push(await shelf(w, owner, `Shelf ${i}`));
-    const answers = (await Promise.all(ids.map((id, i) => Promise.all([
+    const answers = await pairs(w, ids, (id, i) => [
       w.send('PATCH', `/api/shelves/${id}`, { token: owner.token, body: { name: `Renamed ${i}` } }),
       w.send('PATCH', `/api/shelves/${id}`, { token: owner.token, body: { is_public: true } }),
-    ])))).flat();
+    ]);
     let lost = 0;
     for (const [i, id] of ids.entries()) {
       const s = (await w.send('GET', `/api/shelves/${id}`, { token: owner.token })).body;
@@ -147,10 +150,10 @@ export const lostUpdateRaces: Race[] = [
   }),
   race('RACE-PASSWORD-VS-DISABLE', "50 password changes each racing an admin's disable: every account stays disabled", async (w) => {
     const people = await Promise.all(Array.from({ length: PAIRS }, () => w.fresh('disabled')));
-    const answers = (await Promise.all(people.map((p) => Promise.all([
+    const answers = await pairs(w, people, (p) => [
       w.send('PUT', '/api/auth/password', { token: p.token, body: { current_password: PASSWORD, new_password: 'the new passphrase' } }),
       w.send('PATCH', `/api/users/${p.id}`, { token: w.admin.token, body: { disabled: true } }),
-    ])))).flat();
+    ]);
     let lost = 0;
     for (const p of people) {
       const stored = (await w.send('GET', `/api/users/${p.id}`, { token: w.admin.token })).body;
@@ -161,10 +164,10 @@ export const lostUpdateRaces: Race[] = [
   }),
   race('RACE-PASSWORD-VS-DEMOTE', '50 password changes each racing a demotion to reader: every account stays a reader', async (w) => {
     const people = await Promise.all(Array.from({ length: PAIRS }, () => w.fresh('demoted')));
-    const answers = (await Promise.all(people.map((p) => Promise.all([
+    const answers = await pairs(w, people, (p) => [
       w.send('PUT', '/api/auth/password', { token: p.token, body: { current_password: PASSWORD, new_password: 'the new passphrase' } }),
       w.send('PATCH', `/api/users/${p.id}`, { token: w.admin.token, body: { roles: ['reader'] } }),
-    ])))).flat();
+    ]);
     let lost = 0;
     for (const p of people) {
       const stored = (await w.send('GET', `/api/users/${p.id}`, { token: w.admin.token })).body;
@@ -176,10 +179,10 @@ export const lostUpdateRaces: Race[] = [
     const owner = await w.fresh('deleter');
     const ids = await books(w, owner, PAIRS, 'doomed');
     const shelfId = await shelf(w, owner, 'Doomed');
-    const answers = (await Promise.all(ids.map((id) => Promise.all([
+    const answers = await pairs(w, ids, (id) => [
       w.send('PUT', `/api/shelves/${shelfId}/books/${id}`, { token: owner.token }),
       w.send('DELETE', `/api/books/${id}`, { token: owner.token }),
-    ])))).flat();
+    ]);
     const after = await w.send('GET', `/api/shelves/${shelfId}`, { token: owner.token });
     const listed = await w.send('GET', `/api/shelves/${shelfId}/books?page_size=100`, { token: owner.token });
     const dangling = (after.body.book_ids as string[]).length + Math.abs((after.body.book_count as number) - listed.body.total);
@@ -223,10 +226,10 @@ export const lostUpdateRaces: Race[] = [
   race('RACE-PROGRESS-VS-DELETE', '50 books each given progress while being deleted: no progress record outlives its book', async (w) => {
     const owner = await w.fresh('progdel');
     const ids = await books(w, owner, PAIRS, 'progress doomed');
-    const answers = (await Promise.all(ids.map((id) => Promise.all([
+    const answers = await pairs(w, ids, (id) => [
       w.send('PUT', `/api/books/${id}/progress`, { token: owner.token, body: { percentage: 0.5 } }),
       w.send('DELETE', `/api/books/${id}`, { token: owner.token }),
-    ])))).flat();
+    ]);
     const left = (await Promise.all(ids.map((id) => w.progressOf(owner.id, id)))).filter((p) => p !== null).length;
     const puts = answers.filter((_, i) => i % 2 === 0);
     return outcome(answers, left, 0, `${left} records outlived their book; PUT statuses ${JSON.stringify(tally(puts))}`);
@@ -238,7 +241,7 @@ export const lostUpdateRaces: Race[] = [
     for (let round = 0; round < 20 && lost === 0; round++) {
       const other = await w.fresh('coadmin');
       await w.send('PATCH', `/api/users/${other.id}`, { token: w.admin.token, body: { roles: ['admin'] } });
-      answers.push(...await Promise.all([
+      answers.push(...await pairs(w, [other], () => [
         w.send('PATCH', `/api/users/${other.id}`, { token: w.admin.token, body: { roles: ['user'] } }),
         w.send('PATCH', `/api/users/${w.admin.id}`, { token: other.token, body: { roles: ['user'] } }),
       ]));
