@@ -27,8 +27,15 @@ export function fastJsonResponses(app: Express): void {
     const body = expressAnswers ? undefined : (JSON.stringify(value) as string | undefined);
     if (body === undefined) return expressJson.call(this, value);
     this.setHeader('Content-Type', JSON_TYPE);
-    this.setHeader('Content-Length', String(Buffer.byteLength(body, 'utf8')));
-    this.end(body, 'utf8');
+    if (body.length < 1000) {
+      this.setHeader('Content-Length', String(Buffer.byteLength(body, 'utf8')));
+      this.end(body, 'utf8');
+    } else {
+      // As Express does: encoded once, and the bytes counted and written (not measured, then encoded again).
+      const bytes = Buffer.from(body, 'utf8');
+      this.setHeader('Content-Length', String(bytes.length));
+      this.end(bytes);
+    }
     return this;
   };
 }
