@@ -30,9 +30,35 @@ interface Layer {
 
 const passThrough: RequestHandler = (_req, _res, next) => next();
 
-/** The app-level layer whose source shows `marker`; exactly one must. */
-function layerShowing(stack: Layer[], marker: string): Layer {
-  const found = stack.filter((l) => String(l.handle).includes(marker));
+/** One app-level middleware: a layer of the app's router, or one of the handlers a layer runs in order (in-order.ts). */
+interface Slot {
+  readonly name: string;
+  readonly source: string;
+  replace(handler: RequestHandler): void;
+  /** Runs `handler` right after this middleware (as a handler of the same in-order layer, or a layer of its own). */
+  follow(handler: RequestHandler): void;
+}
+
+function slots(stack: Layer[]): Slot[] {
+  return stack.flatMap((layer): Slot[] => {
+    const handlers = (layer.handle as { handlers?: RequestHandler[] }).handlers;
+    if (!handlers) {
+      return [{
+        name: layer.name, source: String(layer.handle), replace: (h) => void (layer.handle = h),
+        follow: (h) => void stack.splice(stack.indexOf(layer) + 1, 0, Object.assign(Object.create(Object.getPrototypeOf(layer) as object) as Layer, layer, { handle: h })),
+      }];
+    }
+    return handlers.map((handler) => ({
+      name: handler.name, source: String(handler),
+      replace: (h) => void handlers.splice(handlers.indexOf(handler), 1, h),
+      follow: (h) => void handlers.splice(handlers.indexOf(handler) + 1, 0, h),
+    }));
+  });
+}
+
+/** The app-level middleware whose source shows `marker`; exactly one must. */
+function layerShowing(stack: Layer[], marker: string): Slot {
+  const found = slots(stack).filter((slot) => slot.source.includes(marker));
   if (found.length !== 1) throw new Error(`expected one app-level middleware showing '${marker}', found ${found.length}: the chain changed`);
   return found[0]!;
 }
@@ -41,7 +67,7 @@ function layerShowing(stack: Layer[], marker: string): Layer {
 function apiMount(stack: Layer[]): { headers: Layer[]; router: Layer } {
   const at = stack.map((l) => l.name).lastIndexOf('router');
   const headers = stack.slice(at - 2, at);
-  if (at < 2 || headers[0]?.name !== 'helmetMiddleware' || headers[1]?.name !== 'noStore') throw new Error('the API mount changed');
+  if (at < 2 || headers[0]?.name !== 'replayedHeaderMiddleware' || headers[1]?.name !== 'noStore') throw new Error('the API mount changed');
   return { headers, router: stack[at]! };
 }
 
@@ -50,10 +76,10 @@ function replace(app: Express, name: MiddlewareName, auth: Authenticate): void {
   const api = apiMount(stack);
   const routes = (api.router.handle.stack ?? []).filter((l) => l.route);
   switch (name) {
-    case 'request log': return void (layerShowing(stack, 'x-request-id').handle = passThrough);
-    case 'CORS': return void (stack.find((l) => l.name === 'corsMiddleware')!.handle = passThrough);
-    case 'rate limit': return void (layerShowing(stack, 'HEALTH.has(req.path)').handle = passThrough);
-    case 'secret-check lane': return void (layerShowing(stack, 'checksSecret(req)').handle = passThrough);
+    case 'request log': return layerShowing(stack, 'x-request-id').replace(passThrough);
+    case 'CORS': return slots(stack).find((slot) => slot.name === 'corsMiddleware')!.replace(passThrough);
+    case 'rate limit': return layerShowing(stack, 'HEALTH.has(req.path)').replace(passThrough);
+    case 'secret-check lane': return layerShowing(stack, 'checksSecret(req)').replace(passThrough);
     case 'security headers': return void api.headers.forEach((l) => (l.handle = passThrough));
     case 'auth': {
       const real = auth.execute.bind(auth);
@@ -88,10 +114,7 @@ function replace(app: Express, name: MiddlewareName, auth: Authenticate): void {
         (req as Request & { params: Record<string, string> }).params = { ...(matched as { params: Record<string, string> }).params };
         api.headers[0]!.handle(req, res, () => api.headers[1]!.handle(req, res, () => route.handle(req, res, next)));
       };
-      const lane = layerShowing(stack, 'checksSecret(req)');
-      const layer = Object.assign(Object.create(Object.getPrototypeOf(lane) as object) as Layer, lane, { handle: direct });
-      stack.splice(stack.indexOf(lane) + 1, 0, layer);
-      return;
+      return layerShowing(stack, 'checksSecret(req)').follow(direct);
     }
   }
 }

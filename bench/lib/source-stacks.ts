@@ -10,6 +10,8 @@ export interface StacksOnOptions {
   readonly source: StacksSource;
   readonly env?: Record<string, string>;
   readonly readyTimeoutMs?: number;
+  /** Node flags before the entry point, e.g. ['--cpu-prof', '--cpu-prof-dir=bench/out']. */
+  readonly nodeFlags?: readonly string[];
 }
 
 /** A Stacks process on a data directory that outlives it (restart on the same data). */
@@ -27,7 +29,7 @@ export async function startStacksOn(options: StacksOnOptions): Promise<StacksPro
   const port = await freePort();
   const server = await startChildServer({
     command: process.execPath,
-    args: stacksArgs(options.source),
+    args: [...(options.nodeFlags ?? []), ...stacksArgs(options.source)],
     cwd: REPO_ROOT,
     env: {
       PATH: process.env.PATH,

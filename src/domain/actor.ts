@@ -30,9 +30,22 @@ export interface Actor {
 /** The operator credential: for the command line (and in-process callers in tests). */
 export const OPERATOR_CREDENTIAL: Credential = Object.freeze({ kind: 'operator' });
 
+/** The permissions of each list of roles seen (a handful: one per role combination stored), frozen, so every request does not rebuild them. */
+const permissionsByRoles = new Map<string, readonly Permission[]>();
+
+function rolePermissions(roles: readonly RoleName[]): readonly Permission[] {
+  const key = roles.join(',');
+  let permissions = permissionsByRoles.get(key);
+  if (!permissions) {
+    permissions = Object.freeze(permissionsOf(roles));
+    if (permissionsByRoles.size < 64) permissionsByRoles.set(key, permissions);
+  }
+  return permissions;
+}
+
 /** The user acting with the given proof, with the permissions of the user's roles now. */
 export function actorFor(user: { id: string; username: string; roles: readonly RoleName[] }, credential: Credential): Actor {
-  return { id: user.id, username: user.username, roles: [...user.roles], permissions: permissionsOf(user.roles), credential };
+  return { id: user.id, username: user.username, roles: [...user.roles], permissions: rolePermissions(user.roles), credential };
 }
 
 export function isAdmin(actor: Actor): boolean {

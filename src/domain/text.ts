@@ -29,6 +29,7 @@ export interface TextIssue {
  * keys included, refuses NUL, C0 controls other than tab, line feed and carriage return, DEL and C1 controls.
  */
 export function controlCharacterIssues(value: unknown, path: readonly string[] = []): TextIssue[] {
+  if (path.length === 0 && isCleanValue(value)) return []; // the usual case, walked without building paths
   const field = path.join('.') || '(root)';
   if (typeof value === 'string') return isCleanText(value) ? [] : [{ field, message: TEXT_CONTROL_MESSAGE }];
   if (Array.isArray(value)) return value.flatMap((item, i) => controlCharacterIssues(item, [...path, String(i)]));
@@ -53,4 +54,16 @@ export function printable(text: string): string {
     const code = c.charCodeAt(0);
     return code <= 0xff ? `\\x${code.toString(16).padStart(2, '0')}` : `\\u${code.toString(16).padStart(4, '0')}`;
   });
+}
+
+/** Whether every string in the value, keys included, is clean text (controlCharacterIssues would find nothing). */
+function isCleanValue(value: unknown): boolean {
+  if (typeof value === 'string') return isCleanText(value);
+  if (value === null || typeof value !== 'object' || value instanceof Date) return true;
+  if (Array.isArray(value)) {
+    for (const item of value) if (!isCleanValue(item)) return false;
+    return true;
+  }
+  for (const key of Object.keys(value)) if (!isCleanText(key) || !isCleanValue((value as Record<string, unknown>)[key])) return false;
+  return true;
 }

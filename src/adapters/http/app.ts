@@ -6,6 +6,8 @@ import { requestsInFlightCap } from './address-cap.js';
 import { bearerAuthenticator } from './bearer.js';
 import { errorHandler, sendProblem, statusOf } from './error-handler.js';
 import { methodNotAllowed as notAllowedHere, routeNotFound as noRoute } from './http-errors.js';
+import { inOrder } from './in-order.js';
+import { fastJsonResponses } from './json-response.js';
 import { newRegistry, openApiDocument } from './openapi.js';
 import { requestLog } from './request-log.js';
 import { rateLimits, type RateLimitSettings } from './rate-limit.js';
@@ -57,16 +59,20 @@ export function createApp(deps: HttpDeps): Express {
   app.disable('etag');
   app.set('trust proxy', deps.settings.trustProxy);
   app.set('query parser', 'simple');
-  app.use(trustedAddress());
-  app.use(requestLog(deps.logger));
-  if (deps.settings.trustProxy > 0 && deps.settings.maxConnectionsPerAddress) {
-    app.use(requestsInFlightCap(deps.settings.maxConnectionsPerAddress, (req, res, next) => apiHeaders(req, res, () => noStore(req, res, next))));
-  }
-  app.use(corsFor(deps.settings.corsOrigins));
-  app.use(optionsRefused(deps.routes, (deps.extraRouters ?? []).filter((r) => r.answersEverything).map((r) => r.path)));
-  if (deps.settings.rateLimits) app.use(rateLimits(deps.settings.rateLimits, refusedWith));
-  // After the request budgets, so a flood beyond its budget is refused at once instead of queueing.
-  app.use(secretCheckLane(secretChecksOf(deps)));
+  fastJsonResponses(app);
+  // Every request passes these, in this order, as one layer of the router (see in-order.ts).
+  app.use(inOrder([
+    trustedAddress(deps.settings.trustProxy),
+    requestLog(deps.logger),
+    ...(deps.settings.trustProxy > 0 && deps.settings.maxConnectionsPerAddress
+      ? [requestsInFlightCap(deps.settings.maxConnectionsPerAddress, (req, res, next) => apiHeaders(req, res, () => noStore(req, res, next)))]
+      : []),
+    corsFor(deps.settings.corsOrigins),
+    optionsRefused(deps.routes, (deps.extraRouters ?? []).filter((r) => r.answersEverything).map((r) => r.path)),
+    ...(deps.settings.rateLimits ? [rateLimits(deps.settings.rateLimits, refusedWith)] : []),
+    // After the request budgets, so a flood beyond its budget is refused at once instead of queueing.
+    secretCheckLane(secretChecksOf(deps)),
+  ]));
 
   const registry = newRegistry();
   const api = express.Router({ caseSensitive: true });

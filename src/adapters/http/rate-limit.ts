@@ -76,13 +76,14 @@ export function rateLimits(
   return (req, res, next) => {
     if (HEALTH.has(req.path)) return next();
     const key = addressBucket(req.ip);
-    const waits = [perMinute?.(`minute:${key}`) ?? 0, registrations && isRegistration(req) ? registrations(`register:${key}`) : 0];
-    const decide = (seconds: readonly number[]) => {
-      const wait = Math.max(...seconds);
+    const minute = perMinute?.(`minute:${key}`) ?? 0;
+    const registration = registrations && isRegistration(req) ? registrations(`register:${key}`) : 0;
+    const decide = (wait: number) => {
       if (wait === 0) return next();
       refuse(rateLimited(wait))(req, res, next);
     };
-    if (waits.every((w) => typeof w === 'number')) return decide(waits);
-    Promise.all(waits).then(decide, next);
+    // Counted in memory (no shared counter): decided at once, without a promise.
+    if (typeof minute === 'number' && typeof registration === 'number') return decide(Math.max(minute, registration));
+    Promise.all([minute, registration]).then((waits) => decide(Math.max(...waits)), next);
   };
 }

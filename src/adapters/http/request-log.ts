@@ -25,6 +25,8 @@ function plain(segment: string): string {
  * segment is written `[secret]`.
  */
 function redacted(path: string): string {
+  // Without a percent sign nothing decodes, so a path whose lower case holds no `kobo` has no such segment.
+  if (!path.includes('%') && !path.toLowerCase().includes('kobo')) return path;
   const parts = path.split(SEPARATOR); // segments at even indexes, separators between them
   let seen = false;
   for (let i = 0; i < parts.length; i += 2) {
@@ -41,14 +43,18 @@ function redacted(path: string): string {
   return path;
 }
 
-/** Assigns a request id and logs one JSON line per request, with the client address (as TRUST_PROXY reads it): no headers, bodies or query strings. */
+/**
+ * Assigns a request id and logs one JSON line per request, with the client address (as TRUST_PROXY reads it): no headers, bodies or query strings.
+ * The line is only put together when the logger writes `info` lines (LOG_LEVEL).
+ */
 export function requestLog(logger: Logger): RequestHandler {
   return (req, res, next) => {
-    const incoming = req.get('x-request-id');
-    req.id = incoming && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
+    const incoming = req.headers['x-request-id'];
+    req.id = typeof incoming === 'string' && SAFE_REQUEST_ID.test(incoming) ? incoming : randomUUID();
     res.setHeader('X-Request-Id', req.id);
     const started = process.hrtime.bigint();
     res.on('close', () => {
+      if (!logger.isLevelEnabled('info')) return;
       const route = (req.route as { path?: string } | undefined)?.path;
       logger.info(
         {
