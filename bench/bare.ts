@@ -92,7 +92,7 @@ function summary(side: Side) {
 }
 
 async function library(books: number): Promise<string> {
-  const dataDir = await seededDataDir(books, log, { digested: true });
+  const dataDir = await seededDataDir(books, log);
   const stacks = await startStacksOn({ dataDir, jwtSecret: 'bench-secret-0123456789-0123456789-0123456789', source: 'dist', readyTimeoutMs: 300_000 });
   const port = await freePort();
   const servers: ChildServer[] = [stacks];

@@ -55,7 +55,7 @@ async function main(): Promise<void> {
   const startedAt = new Date();
   const count = Number(values.books);
   const batch = Number(values.batch);
-  const dataDir = await seededDataDir(count, log);
+  const dataDir = await seededDataDir(count, log, { digested: false });
   try {
     log(`writing ${count} sparse book files`);
     await writeSparseFiles(dataDir, count);

@@ -43,7 +43,7 @@ const OPERATIONS = [
 
 /** Starts one server with --cpu-prof into `dir`, loads `path`, stops it, and returns the summary of its profile. */
 async function profiled(kind: 'stacks' | 'bare', path: string, dir: string): Promise<string> {
-  const dataDir = await seededDataDir(books, log, { digested: true });
+  const dataDir = await seededDataDir(books, log);
   const nodeFlags = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
   let server: ChildServer;
   let headers: Record<string, string> = {};

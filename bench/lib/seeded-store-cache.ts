@@ -11,7 +11,8 @@ export interface SeededOptions {
   /**
    * Give every book a KOReader digest row, as a library whose digest backfill has run (the generated
    * books have no file, so without rows every start walks the whole library again, reading files that
-   * are not there, in the background of whatever the bench measures).
+   * are not there, in the background of whatever the bench measures). Default true; false only for
+   * bench/digests.ts, which measures that walk.
    */
   readonly digested?: boolean;
 }
@@ -31,7 +32,7 @@ export async function seededDataDir(count: number, log: (msg: string) => void = 
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'stacks-seeded-'));
   await copyFile(join(template, 'stacks.db'), join(dataDir, 'stacks.db'));
-  if (options.digested) {
+  if (options.digested ?? true) {
     const store = createSqliteStore(dataDir); // migrated first, whatever the template's schema version
     try {
       // Stand-in digests (the files do not exist): two halves of the book's sha256, unique per book.
