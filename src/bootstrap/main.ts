@@ -1,8 +1,6 @@
 import 'reflect-metadata';
 import { pino } from 'pino';
-import { stopOnSignals } from '../adapters/http/http-server.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config.js';
-import { startStacks } from './server.js';
 import { processRole, reportListening, runPrimary } from './workers.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -23,6 +21,8 @@ async function main(): Promise<void> {
   // A worker asked to stop while still starting has nothing in flight: it leaves at once, cleanly.
   const stopWhileStarting = () => process.exit(0);
   if (role.kind === 'worker') process.once('SIGTERM', stopWhileStarting);
+  // The server's modules load here, so a cluster's primary (which serves nothing) never loads them.
+  const [{ startStacks }, { stopOnSignals }] = await Promise.all([import('./server.js'), import('../adapters/http/http-server.js')]);
   // Of several workers, only the first runs housekeeping (and a restarted first worker again).
   const running = await startStacks(config, logger, { housekeeping: role.kind === 'single' || role.slot === 0 }).catch((error: unknown) => {
     logger.fatal({ err: error }, 'start-up failed');
