@@ -28,10 +28,13 @@ async function main(): Promise<void> {
     logger.fatal({ err: error }, 'start-up failed');
     process.exit(1);
   });
+  // The draining handler first, then the start-up one off: removing the only SIGTERM listener closes
+  // Node's signal watcher, and a SIGTERM it had caught but not yet delivered would be lost with it
+  // (the worker then served on, and the primary waited for it forever).
+  stopOnSignals(running.server, SHUTDOWN_GRACE_MS, running.close, logger);
   process.off('SIGTERM', stopWhileStarting);
   if (role.kind === 'worker') reportListening(running.port);
   else logger.info({ port: running.port, host: config.host, store: config.store.kind }, 'Stacks is listening');
-  stopOnSignals(running.server, SHUTDOWN_GRACE_MS, running.close, logger);
 }
 
 main().catch((error: unknown) => {
