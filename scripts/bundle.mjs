@@ -59,6 +59,9 @@ export async function bundleServer({ from = 'dist', outdir = BUNDLE_DIR } = {}) 
     external: EXTERNAL,
     // CommonJS dependencies call require() for Node's own modules; an ESM bundle has none of its own.
     banner: { js: "import { createRequire as __stacksCreateRequire } from 'node:module'; const require = __stacksCreateRequire(import.meta.url);" },
+    // Two modules' top-level names that collide get one renamed (Text -> Text2); keep every function's
+    // and class's own .name, which DomainError's name (new.target.name) and the logs read.
+    keepNames: true,
     chunkNames: '[name]-[hash]',
     legalComments: 'none',
     logLevel: 'warning',
