@@ -15,8 +15,10 @@ FROM toolchain AS build
 COPY package.json package-lock.json ./
 RUN npm ci
 COPY tsconfig.json tsconfig.build.json ./
+COPY scripts/bundle.mjs ./scripts/
 COPY src ./src
-RUN npx tsc -p tsconfig.build.json
+# dist/ (the stacks command) and dist/bundle/ (the server, what npm start runs; see scripts/bundle.mjs).
+RUN npm run build
 
 FROM toolchain AS deps
 COPY package.json package-lock.json ./
@@ -34,4 +36,4 @@ VOLUME ["/data"]
 EXPOSE 8000
 HEALTHCHECK --interval=10s --timeout=3s --start-period=20s --retries=3 \
   CMD ["node", "-e", "fetch('http://127.0.0.1:' + (process.env.PORT || 8000) + '/healthz').then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
-CMD ["node", "dist/bootstrap/main.js"]
+CMD ["node", "dist/bundle/main.js"]

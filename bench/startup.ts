@@ -1,9 +1,11 @@
 /**
  * Start-up: process start to the first GET /readyz 200 (polled every 10 ms) on an empty store and on
- * 250,000 books, and idle RSS 10 s later; beside the Express hello-world's start to its first 200 and the
- * bare server's (bench/lib/baselines/bare-stacks.mjs: node:http + better-sqlite3 opening and migrating
- * an empty store).
- * Run: npx tsx bench/startup.ts [--books 250000] [--runs 5] [--no-write]
+ * 250,000 books, and idle RSS 10 s later, of the server as `npm start` runs it (the bundle,
+ * dist/bundle/main.js), and on an empty store of the unbundled tsc output (dist/bootstrap/main.js) for
+ * comparison; beside the Express hello-world's start to its first 200 and the bare server's
+ * (bench/lib/baselines/bare-stacks.mjs: node:http + better-sqlite3 opening and migrating an empty store).
+ * Run: npx tsx bench/startup.ts [--books 250000] [--runs 5] [--no-write] [--only empty]
+ * (--only empty: just the Stacks empty-store rows, no seeded store, never written to RESULTS.md)
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -15,11 +17,15 @@ import { parseArgs } from 'node:util';
 import { freePort } from './lib/child-server.js';
 import { mib, rssBytes } from './lib/proc-stats.js';
 import { appendResults, markdownTable } from './lib/results.js';
-import { buildStacks, REPO_ROOT } from './lib/stacks-server.js';
+import { buildStacks, REPO_ROOT, START_ENTRY } from './lib/stacks-server.js';
 import { seededDataDir } from './lib/seeded-store-cache.js';
 import { fmt, summarize } from './lib/stats.js';
 
-const { values } = parseArgs({ options: { books: { type: 'string', default: '250000' }, runs: { type: 'string', default: '5' }, 'no-write': { type: 'boolean', default: false } } });
+const { values } = parseArgs({
+  options: { books: { type: 'string', default: '250000' }, runs: { type: 'string', default: '5' }, 'no-write': { type: 'boolean', default: false }, only: { type: 'string' } },
+});
+if (values.only !== undefined && values.only !== 'empty') throw new Error('--only takes "empty"');
+const emptyOnly = values.only === 'empty';
 const log = (msg: string) => process.stderr.write(`[bench:startup ${new Date().toISOString().slice(11, 19)}] ${msg}\n`);
 
 /** Spawns `args`, polls `path` every 10 ms; returns ms to the first 200 and the RSS after `idleMs`. */
@@ -54,16 +60,20 @@ async function main(): Promise<void> {
   const runs = Number(values.runs);
   const count = Number(values.books);
   const secret = 'bench-secret-0123456789-0123456789-0123456789';
-  const stacksArgs = ['dist/bootstrap/main.js'];
-  const full = await seededDataDir(count, log);
+  const stacksArgs = [START_ENTRY];
+  const full = emptyOnly ? '' : await seededDataDir(count, log);
+  const emptyStore = (workers: string) => async () => ({ DATA_DIR: await mkdtemp(join(tmpdir(), 'stacks-empty-')), JWT_SECRET: secret, LOG_LEVEL: 'warn', WORKERS: workers });
   const rows: (string | number)[][] = [];
-  const cases: [string, string[], () => Promise<Record<string, string>>, string][] = [
+  type Case = [name: string, args: string[], env: () => Promise<Record<string, string>>, path: string];
+  const all: Case[] = [
     ['Express hello-world (baseline: `node` + Express start)', [fileURLToPath(new URL('./lib/baselines/express-hello.mjs', import.meta.url))], async () => ({}), '/hello'],
     ['bare node:http + better-sqlite3, empty store (baseline)', [fileURLToPath(new URL('./lib/baselines/bare-stacks.mjs', import.meta.url))], async () => ({ DATA_DIR: await mkdtemp(join(tmpdir(), 'stacks-bare-')) }), '/readyz'],
-    ['Stacks, empty store', stacksArgs, async () => ({ DATA_DIR: await mkdtemp(join(tmpdir(), 'stacks-empty-')), JWT_SECRET: secret, LOG_LEVEL: 'warn', WORKERS: '1' }), '/readyz'],
-    ['Stacks, empty store, WORKERS=2 (first answer from either worker)', stacksArgs, async () => ({ DATA_DIR: await mkdtemp(join(tmpdir(), 'stacks-empty-')), JWT_SECRET: secret, LOG_LEVEL: 'warn', WORKERS: '2' }), '/readyz'],
+    ['Stacks, empty store', stacksArgs, emptyStore('1'), '/readyz'],
+    ['Stacks, empty store, WORKERS=2 (first answer from either worker)', stacksArgs, emptyStore('2'), '/readyz'],
+    ['Stacks unbundled (tsc output, dist/bootstrap/main.js), empty store', ['dist/bootstrap/main.js'], emptyStore('1'), '/readyz'],
     [`Stacks, ${count.toLocaleString('en-US')} books`, stacksArgs, async () => ({ DATA_DIR: full, JWT_SECRET: secret, LOG_LEVEL: 'warn', WORKERS: '1' }), '/readyz'],
   ];
+  const cases = all.filter(([name]) => !emptyOnly || (name.startsWith('Stacks') && name.includes('empty store')));
   try {
     for (const [name, args, envFor, path] of cases) {
       const ready: number[] = [], rss: number[] = [];
@@ -79,17 +89,17 @@ async function main(): Promise<void> {
       rows.push([name, runs, fmt(s.p50, 0), fmt(s.max, 0), mib(rss[rss.length - 1]!)]);
     }
   } finally {
-    await rm(full, { recursive: true, force: true });
+    if (full) await rm(full, { recursive: true, force: true });
   }
   const body = [
-    `Process spawn to the first 200 (polled every 10 ms), ${runs} cold starts each, Stacks from dist/ on SQLite; RSS read from /proc 10 s after the last start became ready.`,
+    `Process spawn to the first 200 (polled every 10 ms), ${runs} cold starts each, Stacks on SQLite as \`npm start\` runs it (${START_ENTRY}) unless said; RSS read from /proc 10 s after the last start became ready.`,
     '',
     markdownTable(['process', 'starts', 'p50 ms', 'max ms', 'idle RSS MiB'], rows),
     '',
     'Targets: ≤ 200 ms empty (issue 26), < 3 s with 250,000 books, idle RSS < 120 MB.',
   ].join('\n');
   process.stdout.write(`${body}\n`);
-  if (!values['no-write']) await appendResults({ title: 'Start-up time and idle memory', command: `npx tsx bench/startup.ts ${process.argv.slice(2).join(' ')}`.trim(), startedAt, body });
+  if (!values['no-write'] && !emptyOnly) await appendResults({ title: 'Start-up time and idle memory', command: `npx tsx bench/startup.ts ${process.argv.slice(2).join(' ')}`.trim(), startedAt, body });
 }
 
 main().catch((error: unknown) => {

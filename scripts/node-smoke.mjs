@@ -1,5 +1,6 @@
 #!/usr/bin/env node
-// Start → register → upload → list → download → shelves → SIGTERM against the compiled server (dist/),
+// Start → register → upload → list → download → shelves → SIGTERM against the server as `npm start` runs it
+// (the bundle dist/bundle/main.js, with its bcrypt and metadata worker threads),
 // on whichever Node runs this script, with its own DATA_DIR and a free port. Exit 0 only when every
 // step answered as the API says, the server exited 0, and its log shows no abort or crash.
 import { spawn } from 'node:child_process';
@@ -10,7 +11,7 @@ import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
 
 const root = resolve(import.meta.dirname, '..');
-const main = join(root, 'dist/bootstrap/main.js');
+const main = join(root, 'dist/bundle/main.js');
 const CRASH = /abort|Assertion|Segmentation|core dumped|FATAL ERROR/i;
 const started = Date.now();
 

@@ -33,22 +33,26 @@ export interface StacksServerOptions {
   readonly entry?: string;
 }
 
+/** What `npm start` runs: the server bundled from dist/ by scripts/bundle.mjs (the second half of `npm run build`). */
+export const START_ENTRY = 'dist/bundle/main.js';
+
 /**
- * Compiles src/ to dist/ with tsconfig.build.json (run once per benchmark). tsc still emits when it
- * reports type errors (exit 2); those diagnostics are returned rather than thrown.
+ * Compiles src/ to dist/ with tsconfig.build.json, then bundles dist/bundle/ from it as `npm run build`
+ * does (run once per benchmark). tsc still emits when it reports type errors (exit 2); those
+ * diagnostics are returned rather than thrown.
  */
 export async function buildStacks(): Promise<string> {
+  const run = (args: string[]) => promisify(execFile)(process.execPath, args, { cwd: REPO_ROOT, maxBuffer: 16 * 1024 * 1024 });
+  let diagnostics = '';
   try {
-    await promisify(execFile)(process.execPath, [join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json'], {
-      cwd: REPO_ROOT,
-      maxBuffer: 16 * 1024 * 1024,
-    });
-    return '';
+    await run([join(REPO_ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'tsconfig.build.json']);
   } catch (error) {
     const failed = error as { code?: number; stdout?: string };
-    if (failed.code === 2) return failed.stdout ?? '';
-    throw error;
+    if (failed.code !== 2) throw error;
+    diagnostics = failed.stdout ?? '';
   }
+  await run([join(REPO_ROOT, 'scripts/bundle.mjs')]);
+  return diagnostics;
 }
 
 /**

@@ -13,11 +13,11 @@ import { JwtTokenService } from '../adapters/identity/jwt-token-service.js';
 import { RandomIdGenerator } from '../adapters/identity/random-id-generator.js';
 import { SystemClock } from '../adapters/identity/system-clock.js';
 import { InProcessLeases } from '../adapters/memory/in-process-lease.js';
-import { createSqliteStore } from '../adapters/sqlite/sqlite-store.js';
 import type { Clock, RateCounter } from '../application/ports.js';
 import { recordingRepositories } from '../application/recording-repositories.js';
 import type { Config } from './config.js';
 import { deferredCoverResizer, deferredKepubConverter, deferredMetadataReader, deferredPasswordHasher } from './deferred-adapters.js';
+import { openStore } from './open-store.js';
 import { PORTS, type Ports } from './tokens.js';
 
 /** The adapters' resources, to release on shutdown. */
@@ -103,21 +103,4 @@ export async function registerAdapters(di: DependencyContainer, config: Config, 
       await store.close();
     },
   };
-}
-
-/** Opens the configured store (its schema brought up to date). */
-export async function openStore(config: Config) {
-  switch (config.store.kind) {
-    case 'memory': {
-      const { createMemoryStore } = await import('../adapters/memory/memory-store.js');
-      return createMemoryStore();
-    }
-    case 'sqlite':
-      return createSqliteStore(config.store.dataDir);
-    case 'mongo': {
-      // Loaded only here, so the embedded store never pays for the MongoDB driver at start-up.
-      const { createMongoStore } = await import('../adapters/mongo/mongo-store.js');
-      return createMongoStore(config.store.url);
-    }
-  }
 }

@@ -1,4 +1,3 @@
-import type { RequestHandler } from 'express';
 import { KEPUB_CONVERTER_VERSION } from '../adapters/metadata/kepub-version.js';
 import type { CoverResizer, KepubConverter, MetadataReader, PasswordHasher } from '../application/ports.js';
 
@@ -73,13 +72,5 @@ export function deferredCoverResizer(): CoverResizer {
       resizer ??= import('../adapters/images/sharp-cover-resizer.js').then(({ SharpCoverResizer }) => new SharpCoverResizer());
       return (await resizer).resize(image, size);
     },
-  };
-}
-
-/** A router built at its first request, so its modules load then; a failure to build goes to the error handler. */
-export function loadedOnFirstRequest(build: () => Promise<RequestHandler>): RequestHandler {
-  let router: Promise<RequestHandler> | null = null;
-  return (req, res, next) => {
-    (router ??= build()).then((handler) => handler(req, res, next), next);
   };
 }

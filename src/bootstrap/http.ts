@@ -4,6 +4,7 @@ import { bookRoutes } from '../adapters/http/books.routes.js';
 import { healthRoutes } from '../adapters/http/health.routes.js';
 import { identityRoutes } from '../adapters/http/identity.routes.js';
 import { kosyncErrors } from '../adapters/http/kosync-responses.js';
+import { loadedOnFirstRequest } from '../adapters/http/loaded-on-first-request.js';
 import { koboDeviceRoutes } from '../adapters/http/kobo-devices.routes.js';
 import { kosyncRouter } from '../adapters/http/kosync.routes.js';
 import { koboRouter } from '../adapters/kobo/kobo-router.js';
@@ -23,7 +24,6 @@ import {
   StartOidcLogin, UnlinkOidc, UnlinkUserOidc, UnlockUser, UpdateBook, UpdateProgress, UpdateShelf, UpdateUser, UploadBook,
 } from '../index.js';
 import type { StacksContainer } from './container.js';
-import { loadedOnFirstRequest } from './deferred-adapters.js';
 import { baseUrlOf } from './public-base.js';
 import { portsOf } from './tokens.js';
 

@@ -1,8 +1,6 @@
 import 'reflect-metadata';
 import { pino } from 'pino';
-import { stopOnSignals } from '../adapters/http/http-server.js';
 import { ConfigError, loadConfig, loadDotEnv } from './config.js';
-import { startStacks } from './server.js';
 import { processRole, reportListening, runPrimary } from './workers.js';
 
 const SHUTDOWN_GRACE_MS = 10_000;
@@ -23,15 +21,20 @@ async function main(): Promise<void> {
   // A worker asked to stop while still starting has nothing in flight: it leaves at once, cleanly.
   const stopWhileStarting = () => process.exit(0);
   if (role.kind === 'worker') process.once('SIGTERM', stopWhileStarting);
+  // The server's modules load here, so a cluster's primary (which serves nothing) never loads them.
+  const [{ startStacks }, { stopOnSignals }] = await Promise.all([import('./server.js'), import('../adapters/http/http-server.js')]);
   // Of several workers, only the first runs housekeeping (and a restarted first worker again).
   const running = await startStacks(config, logger, { housekeeping: role.kind === 'single' || role.slot === 0 }).catch((error: unknown) => {
     logger.fatal({ err: error }, 'start-up failed');
     process.exit(1);
   });
+  // The draining handler first, then the start-up one off: removing the only SIGTERM listener closes
+  // Node's signal watcher, and a SIGTERM it had caught but not yet delivered would be lost with it
+  // (the worker then served on, and the primary waited for it forever).
+  stopOnSignals(running.server, SHUTDOWN_GRACE_MS, running.close, logger);
   process.off('SIGTERM', stopWhileStarting);
   if (role.kind === 'worker') reportListening(running.port);
   else logger.info({ port: running.port, host: config.host, store: config.store.kind }, 'Stacks is listening');
-  stopOnSignals(running.server, SHUTDOWN_GRACE_MS, running.close, logger);
 }
 
 main().catch((error: unknown) => {

@@ -45,8 +45,16 @@ export const PORTS = Object.freeze({
 /** What is registered under each token of PORTS. */
 export type Ports = { readonly [K in keyof typeof PORTS]: (typeof PORTS)[K] extends Token<infer T> ? T : never };
 
-/** Typed, lazy access to the registered ports: `portsOf(di).Clock` resolves `PORTS.Clock`. */
+/** One view per container: every use-case factory asks for it, and its getters resolve at each read anyway. */
+const views = new WeakMap<DependencyContainer, Ports>();
+
+/** Typed, lazy access to the registered ports: `portsOf(di).Clock` resolves `PORTS.Clock` (at each read). */
 export function portsOf(di: DependencyContainer): Ports {
-  const getters = Object.entries(PORTS).map(([name, port]) => [name, { get: () => di.resolve(port), enumerable: true }]);
-  return Object.defineProperties({}, Object.fromEntries(getters)) as Ports;
+  let view = views.get(di);
+  if (!view) {
+    const getters = Object.entries(PORTS).map(([name, port]) => [name, { get: () => di.resolve(port), enumerable: true }]);
+    view = Object.defineProperties({}, Object.fromEntries(getters)) as Ports;
+    views.set(di, view);
+  }
+  return view;
 }

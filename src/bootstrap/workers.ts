@@ -1,7 +1,7 @@
 import cluster, { type Worker } from 'node:cluster';
 import type { Logger } from 'pino';
 import { jwtSecretFrom } from '../adapters/identity/jwt-secret.js';
-import { openStore } from './adapters.js';
+import { openStore } from './open-store.js';
 import type { Config } from './config.js';
 
 /** The environment variable that tells a worker its slot (0: the one that runs housekeeping). */

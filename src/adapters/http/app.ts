@@ -1,6 +1,5 @@
 import express, { type ErrorRequestHandler, type Express, type RequestHandler } from 'express';
 import type { Logger } from 'pino';
-import swaggerUi from 'swagger-ui-express';
 import type { Authenticate } from '../../application/use-cases/authenticate.js';
 import { requestsInFlightCap } from './address-cap.js';
 import { bearerAuthenticator } from './bearer.js';
@@ -8,10 +7,11 @@ import { errorHandler, sendProblem, statusOf } from './error-handler.js';
 import { methodNotAllowed as notAllowedHere, routeNotFound as noRoute } from './http-errors.js';
 import { inOrder } from './in-order.js';
 import { fastJsonResponses } from './json-response.js';
-import { newRegistry, openApiDocument } from './openapi.js';
+import { loadedOnFirstRequest } from './loaded-on-first-request.js';
+import { openApiDocument } from './openapi.js';
 import { requestLog } from './request-log.js';
 import { rateLimits, type RateLimitSettings } from './rate-limit.js';
-import { checkOperationIds, mountRoute, type AnyRoute } from './route.js';
+import { checkOperationIds, mountRoute, registryOf, type AnyRoute } from './route.js';
 import { checksSecretAt, pathPattern, secretCheckLane } from './secret-check-lane.js';
 import { apiHeaders, corsFor, docsHeaders, noStore } from './security.js';
 import { trustedAddress } from './trusted-address.js';
@@ -74,18 +74,19 @@ export function createApp(deps: HttpDeps): Express {
     secretCheckLane(secretChecksOf(deps)),
   ]));
 
-  const registry = newRegistry();
   const api = express.Router({ caseSensitive: true });
   const authenticate = bearerAuthenticator(deps.authenticate);
-  for (const spec of deps.routes) mountRoute(api, registry, spec, authenticate);
-  // Generated on the first request, not at start-up (it is the slowest part of building the app).
+  for (const spec of deps.routes) mountRoute(api, spec, authenticate);
+  // The document, and the registry of every route's schemas it comes from, are built on the first
+  // request, not at start-up (they are the slowest part of building the app).
   let document: ReturnType<typeof openApiDocument> | undefined;
 
   app.get('/openapi.json', apiHeaders, (_req, res) => {
-    document ??= openApiDocument(registry, deps.settings.publicUrl);
+    document ??= openApiDocument(registryOf(deps.routes), deps.settings.publicUrl);
     res.json(document);
   });
-  app.use('/docs', docsHeaders, swaggerUi.serveFiles(undefined, swaggerOptions), swaggerUi.setup(undefined, swaggerOptions));
+  // Swagger UI's package (and Express's static file server for its assets) loads at the first request under /docs.
+  app.use('/docs', docsHeaders, loadedOnFirstRequest(swaggerUiRouter));
   for (const extra of deps.extraRouters ?? []) app.use(extra.path, apiHeaders, noStore, extra.router);
   app.use(apiHeaders, noStore, api);
   app.use(methodNotAllowed(deps.routes));
@@ -99,6 +100,14 @@ const swaggerOptions = {
   customSiteTitle: 'Stacks API',
   swaggerOptions: { url: '/openapi.json', persistAuthorization: true, queryConfigEnabled: false },
 };
+
+/** Swagger UI: its assets, and its page pointing at /openapi.json (a `?url=` is ignored). */
+async function swaggerUiRouter(): Promise<RequestHandler> {
+  const { default: swaggerUi } = await import('swagger-ui-express');
+  const router = express.Router({ caseSensitive: true });
+  router.use(swaggerUi.serveFiles(undefined, swaggerOptions), swaggerUi.setup(undefined, swaggerOptions));
+  return router;
+}
 
 /** Sends an early refusal through the API headers and the error handler. */
 const refusedWith = (error: Error): RequestHandler => (req, res, next) => apiHeaders(req, res, () => noStore(req, res, () => next(error)));

@@ -4,6 +4,7 @@ import type { ZodError, ZodType } from 'zod';
 import type { Authenticated } from '../../application/use-cases/authenticate.js';
 import { invalidInput } from '../../domain/error-catalogue.js';
 import { unsupportedMediaType, type LocatedFieldError, type RequestPart } from './http-errors.js';
+import { newRegistry } from './openapi.js';
 import { ProblemSchema } from './schemas/common.js';
 import { controlCharacterIssues } from './schemas/text.js';
 
@@ -115,12 +116,12 @@ function authenticateFirst(authenticate: Authenticator): RequestHandler {
 }
 
 /**
- * Mounts the route on the router and registers the same schemas in the OpenAPI registry. A route with
- * `auth` authenticates first, then parses its body (JSON here, multipart in the handler). A route with
- * no JSON body has no parser to run before its handler: it authenticates at the start of the handler,
+ * Mounts the route on the router; `registryOf` documents the same declaration. A route with `auth`
+ * authenticates first, then parses its body (JSON here, multipart in the handler). A route with no
+ * JSON body has no parser to run before its handler: it authenticates at the start of the handler,
  * one step of the router instead of two.
  */
-export function mountRoute(router: Router, registry: OpenAPIRegistry, spec: AnyRoute, authenticate: Authenticator): void {
+export function mountRoute(router: Router, spec: AnyRoute, authenticate: Authenticator): void {
   const authInHandler = spec.auth && !spec.body;
   const handler: RequestHandler = async (req, res) => {
     const auth = authInHandler ? await authenticate(req) : (callers.get(req) as Authenticated);
@@ -134,7 +135,13 @@ export function mountRoute(router: Router, registry: OpenAPIRegistry, spec: AnyR
   const parsers = spec.body ? [express.json({ limit: spec.bodyLimit ?? '100kb', strict: true, type: 'application/json' })] : [];
   const guards = spec.auth && !authInHandler ? [authenticateFirst(authenticate)] : [];
   router[spec.method](expressPath(spec.path), ...guards, ...parsers, handler);
-  registry.registerPath(openApiOf(spec));
+}
+
+/** An OpenAPI registry holding every route's schemas, as `mountRoute` validates them. */
+export function registryOf(routes: readonly AnyRoute[]): OpenAPIRegistry {
+  const registry = newRegistry();
+  for (const spec of routes) registry.registerPath(openApiOf(spec));
+  return registry;
 }
 
 function openApiOf(spec: AnyRoute): RouteConfig {

@@ -1,10 +1,9 @@
 import express from 'express';
 import request from 'supertest';
 import { describe, expect, it } from 'vitest';
+import { loadedOnFirstRequest } from '../../../src/adapters/http/loaded-on-first-request.js';
 import { KEPUB_CONVERTER_VERSION } from '../../../src/adapters/metadata/safe-kepub-converter.js';
-import {
-  deferredCoverResizer, deferredKepubConverter, deferredMetadataReader, deferredPasswordHasher, loadedOnFirstRequest,
-} from '../../../src/bootstrap/deferred-adapters.js';
+import { deferredCoverResizer, deferredKepubConverter, deferredMetadataReader, deferredPasswordHasher } from '../../../src/bootstrap/deferred-adapters.js';
 import { UnprocessableError } from '../../../src/domain/errors.js';
 import { tinyPng } from '../../support/fixtures/images.js';
 
