@@ -127,6 +127,19 @@ describe('Kobo devices (/api/auth/kobo)', () => {
     expect(lines.join('\n')).not.toContain(secret);
     expect(lines.join('\n')).not.toContain(secret.slice(0, 20));
   });
+
+  it('never logs the secret after spellings no router answers either: kobo;x, kobo., a segment before .., a backslash', async () => {
+    const device = await addKobo(t.app, alice);
+    const secret = device.base.split('/').pop()!;
+    const spellings = [`/kobo;x/${secret}`, `/kobo./${secret}`, `/x/../kobo/${secret}`, `/api/../kobo/${secret}`, `/kobo\\${secret}`, `/KOBO%5C${secret}`];
+    const before = lines.length;
+    for (const base of spellings) expect((await koboCall(t.app, { base }, 'get', '/v1/initialization')).status).toBeLessThan(500);
+    const requests = lines.slice(before).map((l) => JSON.parse(l) as Record<string, unknown>).filter((r) => r.msg === 'request');
+    expect(requests).toHaveLength(spellings.length);
+    for (const r of requests) expect(r.path).toMatch(/kobo\/?\[secret\]/i);
+    expect(lines.join('\n')).not.toContain(secret);
+    expect(lines.join('\n')).not.toContain(secret.slice(0, 20));
+  });
 });
 
 describe('Kobo sync URLs when PUBLIC_URL is unset: the scheme and host the request came by', () => {

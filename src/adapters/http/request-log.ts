@@ -44,6 +44,19 @@ function redacted(path: string): string {
 }
 
 /**
+ * Paths no router answers may still carry a sync secret after some other spelling of `kobo`
+ * (`/kobo;x/…`, `/kobo./…`, `/x/../kobo/…`, `/kobo\…`): such a path is logged, percent-decoded and in
+ * lower case, only up to its first `kobo`.
+ */
+function redactedAnywhere(path: string): string {
+  const strict = redacted(path);
+  if (strict !== path) return strict;
+  const text = plain(path);
+  const at = text.indexOf('kobo');
+  return at < 0 ? path : `${text.slice(0, at + 4)}[secret]`;
+}
+
+/**
  * Assigns a request id and logs one JSON line per request, with the client address (as TRUST_PROXY reads it): no headers, bodies or query strings.
  * The line is only put together when the logger writes `info` lines (LOG_LEVEL).
  */
@@ -62,7 +75,7 @@ export function requestLog(logger: Logger): RequestHandler {
           method: req.method,
           address: req.ip ?? null,
           route: route ? redacted(`${req.baseUrl}${route}`) : null,
-          path: printable(redacted(req.originalUrl.split('?')[0]!).slice(0, 200)),
+          path: printable(redactedAnywhere(req.originalUrl.split('?')[0]!).slice(0, 200)),
           status: res.statusCode,
           duration_ms: Number(process.hrtime.bigint() - started) / 1e6,
           aborted: !res.writableFinished,
