@@ -28,7 +28,7 @@ const localName = (el: Element): string => el.name.slice(el.name.indexOf(':') + 
 export function kepubifyContent(source: string): string | null {
   const withoutDeclaration = source.replace(XML_DECLARATION, '');
   const xml = XMLValidator.validate(withoutDeclaration) === true;
-  const handler = new DomHandler();
+  const handler = new DepthLimitedHandler();
   new Parser(handler, {
     xmlMode: xml, decodeEntities: !xml, recognizeSelfClosing: true, lowerCaseTags: false, lowerCaseAttributeNames: false, recognizeCDATA: true,
   }).end(withoutDeclaration);
@@ -43,6 +43,25 @@ export function kepubifyContent(source: string): string | null {
   const head = findElement(root, 'head');
   if (head) append(head, new Element('style', { type: 'text/css', class: 'kobostylehacks' }, [new Text(KOBO_STYLE)]));
   return `<?xml version="1.0" encoding="utf-8"?>\n${render(root, { xmlMode: true, decodeEntities: !xml, encodeEntities: xml ? false : 'utf8' })}`;
+}
+
+/**
+ * Refuses a document as soon as its elements nest deeper than MAX_DEPTH while it is parsed: the lenient
+ * HTML parser's work grows with the depth of what is open, so a document of a million unclosed
+ * elements would otherwise take minutes before checkDepth saw it (outside review K2).
+ */
+class DepthLimitedHandler extends DomHandler {
+  private depth = 0;
+
+  override onopentag(name: string, attribs: Record<string, string>): void {
+    if (++this.depth > MAX_DEPTH) throw corrupt(`A content document nests deeper than ${MAX_DEPTH}.`);
+    super.onopentag(name, attribs);
+  }
+
+  override onclosetag(): void {
+    this.depth -= 1;
+    super.onclosetag();
+  }
 }
 
 function checkDepth(root: ParentNode): void {

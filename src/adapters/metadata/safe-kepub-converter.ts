@@ -48,7 +48,26 @@ export class SafeKepubConverter implements KepubConverter {
     });
   }
 
+  /**
+   * Conversions run one at a time, waiting here rather than in the pool's queue: with no idle thread
+   * kept (minThreads 0), piscina leaves a queued task waiting after another was aborted at its time
+   * budget, until some later task is submitted (outside review K1).
+   */
+  private turn: Promise<void> = Promise.resolve();
+
   async convert(source: StagedFile): Promise<StagedFile> {
+    const previous = this.turn;
+    let done!: () => void;
+    this.turn = new Promise((resolve) => (done = resolve));
+    await previous;
+    try {
+      return await this.convertNow(source);
+    } finally {
+      done();
+    }
+  }
+
+  private async convertNow(source: StagedFile): Promise<StagedFile> {
     const output = join(dirname(source.handle), `${randomBytes(16).toString('hex')}.kepub`);
     const abort = new AbortController();
     const { port1, port2 } = new MessageChannel();

@@ -1,6 +1,7 @@
 import { bookFileKey, MEDIA_TYPES, type Book } from '../../domain/book.js';
 import { kepubKey } from '../../domain/derived-blobs.js';
 import { bookFileNotFound } from '../../domain/error-catalogue.js';
+import { UnprocessableError } from '../../domain/errors.js';
 import type { ActivityLog, BlobStore, BookRepository, KepubConverter, ShelfRepository, StagedFile, UploadStaging } from '../ports.js';
 import type { KoboSession } from './authenticate-kobo-device.js';
 import { findKoboBook } from './kobo-sync-scope.js';
@@ -16,13 +17,19 @@ export interface KoboBookFile {
   open(): Promise<AsyncIterable<Uint8Array>>;
 }
 
+/** How many refused conversions one process remembers (the oldest forgotten first). */
+const REMEMBERED_REFUSALS = 10_000;
+
 /**
  * What a Kobo downloads: a PDF as it is; an EPUB converted to KEPUB once per converter version and kept
  * beside the book (never replacing it); the EPUB itself when the conversion fails. Concurrent requests
- * for the same KEPUB share one conversion.
+ * for the same KEPUB share one conversion. A file the converter refused (malformed, or past its time
+ * budget) is not tried again by this process: each download of a hostile book would otherwise hold the
+ * converter for its whole budget again.
  */
 export class GetKoboBookFile {
   private readonly converting = new Map<string, Promise<boolean>>();
+  private readonly refused = new Set<string>();
 
   constructor(
     private readonly books: BookRepository,
@@ -49,6 +56,7 @@ export class GetKoboBookFile {
   /** Whether the KEPUB is stored, converting it first when it is not (false when the conversion failed). */
   private async kepubReady(book: Book, key: string): Promise<boolean> {
     if ((await this.blobs.size(key)) !== null) return true;
+    if (this.refused.has(key)) return false;
     let running = this.converting.get(key);
     if (!running) {
       running = this.convert(book, key).finally(() => this.converting.delete(key));
@@ -69,11 +77,17 @@ export class GetKoboBookFile {
       kepub = null;
       return true;
     } catch (error) {
+      if (error instanceof UnprocessableError) this.remember(key);
       this.log.warn({ book_id: book.id, code: (error as { code?: unknown }).code ?? null }, 'KEPUB conversion failed: the EPUB is served as it is');
       return false;
     } finally {
       for (const staged of [original, kepub]) if (staged) await this.staging.discard(staged).catch(() => undefined);
     }
+  }
+
+  private remember(key: string): void {
+    if (this.refused.size >= REMEMBERED_REFUSALS) this.refused.delete(this.refused.values().next().value!);
+    this.refused.add(key);
   }
 
   private file(kind: KoboBookFile['kind'], book: Book, key: string, size: number, etag: string): KoboBookFile {

@@ -113,6 +113,30 @@ describe('KEPUB conversion of real EPUBs (calibre 6, pandoc 2)', () => {
     expect(readdirSync(dir).filter((f) => f.endsWith('.kepub'))).toHaveLength(kepubsBefore);
   });
 
+  it('refuses a document of a million unclosed elements as soon as it nests past 512, not after parsing it all (outside review K2)', () => {
+    // Lenient HTML parsing of this takes minutes when the depth is judged after the parse.
+    const unclosed = `<html><body>${'<p>a. b. <i>'.repeat(300_000)}</body></html>`;
+    expect(() => kepubifyContent(unclosed)).toThrow(/deeper than 512/);
+  });
+
+  it('starts a conversion waiting behind one stopped at its time budget, without another being asked for (outside review K1)', async () => {
+    // A 1 ms budget stops every conversion once its worker has it; each must still settle, the second
+    // one too (piscina with no idle thread left it queued until a third task arrived).
+    const hurried = new SafeKepubConverter({ timeBudgetMs: 1 });
+    try {
+      const sources = await Promise.all([1, 2].map(async (i) => {
+        const path = join(dir, `hurried-${i}.epub`);
+        copyFileSync(join(FIXTURES, 'calibre-epub3.epub'), path);
+        return { handle: path, size: statSync(path).size, sha256: String(i) };
+      }));
+      const settled = await Promise.allSettled(sources.map((source) => hurried.convert(source)));
+      expect(settled).toHaveLength(2);
+      for (const r of settled) if (r.status === 'rejected') expect((r.reason as { code?: string }).code).toBe('metadata_timeout');
+    } finally {
+      await hurried.close();
+    }
+  }, 120_000);
+
   it('converts a 1 MB one-paragraph chapter into one span per sentence, and refuses markup nested deeper than 512', async () => {
     const chapter = `<?xml version="1.0" encoding="utf-8"?><html xmlns="http://www.w3.org/1999/xhtml"><head><title>x</title></head><body><p>${'Word. '.repeat(170_000)}</p></body></html>`;
     expect(kepubifyContent(chapter)!.match(/class="koboSpan"/g)).toHaveLength(170_000);
