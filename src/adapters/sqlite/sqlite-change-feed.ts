@@ -22,6 +22,11 @@ const changeOf = (row: ChangeRow): Change => ({
  * ChangeFeedRepository on SQLite (migration 10): a change deletes the entity's row and inserts it anew in
  * one transaction, so it takes the next AUTOINCREMENT number; SQLite runs one writer at a time, so the
  * numbers follow commit order and a reader never sees a number before a lower one.
+ *
+ * The store gives it the counter connection (synchronous=NORMAL): an entry is derived from a write that
+ * already committed durably, so it costs no fsync of its own (a reading-state save made two). A power cut
+ * can lose the last entries while their writes stay, as a crash between a write and its entry always
+ * could (RecordingRepositories); the WAL is synced in order, so what survives has no gap before it.
  */
 export class SqliteChangeFeed implements ChangeFeedRepository {
   private readonly recordTx: Transaction<(changes: readonly ChangeRecord[], at: number) => void>;

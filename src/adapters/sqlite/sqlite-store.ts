@@ -75,7 +75,7 @@ export function createSqliteStore(dataDir: string, limits: StoreLimits = {}): Sq
     syncDocuments: new SqliteSyncDocumentRepository(db),
     knownAddresses: new SqliteKnownAddressRepository(counters),
     koboDevices: new SqliteKoboDeviceRepository(db),
-    changes: new SqliteChangeFeed(db),
+    changes: new SqliteChangeFeed(counters), // entries of writes already durable: no fsync of their own
     health: new SqliteHealthCheck(db),
     workerRateCounter: new SqliteRateCounter(counters),
     close: async () => {
