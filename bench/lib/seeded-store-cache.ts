@@ -12,7 +12,7 @@ export interface SeededOptions {
    * Give every book a KOReader digest row, as a library whose digest backfill has run (the generated
    * books have no file, so without rows every start walks the whole library again, reading files that
    * are not there, in the background of whatever the bench measures). Default true; false only for
-   * bench/digests.ts, which measures that walk.
+   * bench/digests.ts, which measures that walk. Every book gets its change-feed entry either way.
    */
   readonly digested?: boolean;
 }
@@ -32,15 +32,20 @@ export async function seededDataDir(count: number, log: (msg: string) => void = 
   }
   const dataDir = await mkdtemp(join(tmpdir(), 'stacks-seeded-'));
   await copyFile(join(template, 'stacks.db'), join(dataDir, 'stacks.db'));
-  if (options.digested ?? true) {
-    const store = createSqliteStore(dataDir); // migrated first, whatever the template's schema version
-    try {
+  const store = createSqliteStore(dataDir); // migrated first, whatever the template's schema version
+  try {
+    if (options.digested ?? true) {
       // Stand-in digests (the files do not exist): two halves of the book's sha256, unique per book.
       store.db.exec(`INSERT OR IGNORE INTO book_digests (book_id, partial_md5, file_name_md5)
         SELECT id, substr(sha256, 1, 32), substr(sha256, 33, 32) FROM books`);
-    } finally {
-      await store.close();
     }
+    // Every book its change-feed entry, as housekeeping's reconcile step records them (the seeder inserts
+    // rows straight into SQLite); else each start walks all books again beside the measurement.
+    store.db.exec(`INSERT OR IGNORE INTO change_feed (first_seq, kind, entity_id, group_id, removed, changed_at)
+      SELECT 0, 'book', id, '', 0, updated_at FROM books ORDER BY created_at, id;
+      UPDATE change_feed SET first_seq = seq WHERE first_seq = 0`);
+  } finally {
+    await store.close();
   }
   return dataDir;
 }
