@@ -1,6 +1,7 @@
 import type { Database, Statement } from 'better-sqlite3';
 import type { BookDigestEntry, BookDigestRepository } from '../../application/ports.js';
 import type { KoreaderDigests } from '../../domain/koreader-digest.js';
+import { SqliteBookWalk } from './sqlite-book-walk.js';
 
 /**
  * BookDigestRepository on SQLite (migration 6): one row per book, each digest indexed; the foreign
@@ -10,7 +11,7 @@ export class SqliteBookDigestRepository implements BookDigestRepository {
   private readonly upsert: Statement;
   private readonly byPartial: Statement;
   private readonly byFileName: Statement;
-  private readonly missing: Statement;
+  private readonly missing: SqliteBookWalk;
   private readonly remove: Statement;
   private readonly upsertAll: (entries: readonly BookDigestEntry[]) => void;
 
@@ -20,8 +21,7 @@ export class SqliteBookDigestRepository implements BookDigestRepository {
       ON CONFLICT (book_id) DO UPDATE SET partial_md5 = excluded.partial_md5, file_name_md5 = excluded.file_name_md5`);
     this.byPartial = db.prepare('SELECT book_id FROM book_digests WHERE partial_md5 = ? LIMIT 1').pluck();
     this.byFileName = db.prepare('SELECT book_id FROM book_digests WHERE file_name_md5 = ? LIMIT 2').pluck();
-    this.missing = db.prepare(`SELECT b.id FROM books b WHERE b.id > ? AND NOT EXISTS (SELECT 1 FROM book_digests d WHERE d.book_id = b.id)
-      ORDER BY b.id LIMIT ?`).pluck();
+    this.missing = new SqliteBookWalk(db, 'NOT EXISTS (SELECT 1 FROM book_digests d WHERE d.book_id = b.id)');
     this.remove = db.prepare('DELETE FROM book_digests WHERE book_id = ?');
     this.upsertAll = db.transaction((entries: readonly BookDigestEntry[]) => {
       for (const { bookId, digests } of entries) this.upsert.run({ bookId, partial: digests.partialMd5, fileName: digests.fileNameMd5 });
@@ -45,7 +45,7 @@ export class SqliteBookDigestRepository implements BookDigestRepository {
   }
 
   async booksWithoutDigests(afterId: string | null, limit: number): Promise<string[]> {
-    return this.missing.all(afterId ?? '', limit) as string[];
+    return this.missing.ids(afterId, limit);
   }
 
   async deleteForBook(bookId: string): Promise<void> {

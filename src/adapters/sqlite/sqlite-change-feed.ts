@@ -1,6 +1,7 @@
 import type { Database, Transaction } from 'better-sqlite3';
 import type { ChangeFeedRepository } from '../../application/ports.js';
 import type { Change, ChangeKind, ChangeRecord } from '../../domain/change-feed.js';
+import { SqliteBookWalk } from './sqlite-book-walk.js';
 import { fromMillis, toMillis } from './sqlite-database.js';
 
 interface ChangeRow {
@@ -31,9 +32,11 @@ const changeOf = (row: ChangeRow): Change => ({
 export class SqliteChangeFeed implements ChangeFeedRepository {
   private readonly recordTx: Transaction<(changes: readonly ChangeRecord[], at: number) => void>;
   private readonly statements: ReturnType<typeof prepare>;
+  private readonly untracked: SqliteBookWalk;
 
   constructor(db: Database) {
     const s = (this.statements = prepare(db));
+    this.untracked = new SqliteBookWalk(db, "NOT EXISTS (SELECT 1 FROM change_feed WHERE kind = 'book' AND entity_id = b.id)");
     this.recordTx = db.transaction((changes: readonly ChangeRecord[], at: number) => {
       for (const c of changes) {
         const previous = s.previous.get(c.kind, c.entityId) as { first_seq: number; removed: number } | undefined;
@@ -57,7 +60,7 @@ export class SqliteChangeFeed implements ChangeFeedRepository {
   }
 
   async untrackedBooks(afterId: string | null, limit: number): Promise<string[]> {
-    return this.statements.untracked.all(afterId ?? '', limit) as string[];
+    return this.untracked.ids(afterId, limit);
   }
 
   async presentBooks(afterId: string | null, limit: number): Promise<string[]> {
@@ -78,8 +81,6 @@ function prepare(db: Database) {
     since: db.prepare(`SELECT * FROM change_feed WHERE kind = ? AND group_id IN (SELECT value FROM json_each(?)) AND seq > ?
       ORDER BY seq LIMIT ?`),
     head: db.prepare("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_feed'), 0)").pluck(),
-    untracked: db.prepare(`SELECT id FROM books WHERE id > ? AND NOT EXISTS
-      (SELECT 1 FROM change_feed WHERE kind = 'book' AND entity_id = books.id) ORDER BY id LIMIT ?`).pluck(),
     present: db.prepare("SELECT entity_id FROM change_feed WHERE kind = 'book' AND removed = 0 AND entity_id > ? ORDER BY entity_id LIMIT ?").pluck(),
     purge: db.prepare('DELETE FROM change_feed WHERE removed = 1 AND changed_at < ?'),
   };
