@@ -1,6 +1,7 @@
 import type { Book } from '../../domain/book.js';
 import type { BlobStore, BookDigestEntry, BookDigestRepository, BookRepository, SecretGenerator } from '../ports.js';
 import { koreaderDigestsOf } from './book-digests.js';
+import { nextTurnOfEventLoop } from './event-loop-turn.js';
 
 /** Books digested per batch; the event loop runs other work between batches. */
 export const DIGEST_BACKFILL_BATCH = 200;
@@ -70,8 +71,4 @@ export class BackfillBookDigests {
       return 'failed';
     }
   }
-}
-
-function nextTurnOfEventLoop(): Promise<void> {
-  return new Promise((resolve) => setTimeout(resolve, 0));
 }

@@ -1,5 +1,6 @@
 import { bookChange, CHANGE_TOMBSTONE_TTL_MS } from '../../domain/change-feed.js';
 import type { BookRepository, ChangeFeedRepository, Clock } from '../ports.js';
+import { nextTurnOfEventLoop } from './event-loop-turn.js';
 
 const BATCH = 500;
 
@@ -12,7 +13,8 @@ export interface ChangeFeedReport {
 /**
  * Keeps the change feed true to the library after a crash between a write and its entry: stored books
  * without an entry get one, entries of books that are gone are marked removed, and removal entries
- * older than CHANGE_TOMBSTONE_TTL_MS are forgotten. Batched; safe to cut short and run again.
+ * older than CHANGE_TOMBSTONE_TTL_MS are forgotten. Batched, with a turn of the event loop between
+ * batches; safe to cut short and run again.
  */
 export class BackfillChangeFeed {
   constructor(
@@ -29,6 +31,7 @@ export class BackfillChangeFeed {
       booksAdded += ids.length;
       if (ids.length < BATCH) break;
       cursor = ids.at(-1)!;
+      await nextTurnOfEventLoop();
     }
     let booksMarkedRemoved = 0;
     for (let cursor: string | null = null; ;) {
@@ -39,6 +42,7 @@ export class BackfillChangeFeed {
       booksMarkedRemoved += gone.length;
       if (ids.length < BATCH) break;
       cursor = ids.at(-1)!;
+      await nextTurnOfEventLoop(); // 250,000 books are 500 batches: requests are served between them
     }
     const removalsPurged = await this.feed.purgeRemovedBefore(new Date(this.clock.now().getTime() - CHANGE_TOMBSTONE_TTL_MS));
     return { booksAdded, booksMarkedRemoved, removalsPurged };
