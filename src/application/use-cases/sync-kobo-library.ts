@@ -74,10 +74,12 @@ export class SyncKoboLibrary {
       if (changes.length > 0) at[kind] = changes.at(-1)!.seq;
       return changes;
     };
-    const round = cursor.round;
-    events.push(...(await this.bookEvents(await read('book', ['']), scope, session, round.book)));
-    if (scope.limited) events.push(...(await this.memberEvents(await read('member', session.device.shelfIds), scope, session, round.member)));
-    if (canReadShelves(session.actor)) events.push(...(await this.tagEvents(await read('shelf', [session.user.id]), scope, round.shelf)));
+    const { round } = cursor;
+    // What the device may hold of a kind: what it read in earlier rounds, or earlier on this round's pages.
+    const held = (kind: ChangeKind) => Math.max(round[kind], cursor.at[kind]);
+    events.push(...(await this.bookEvents(await read('book', ['']), scope, session, round.book, held('book'))));
+    if (scope.limited) events.push(...(await this.memberEvents(await read('member', session.device.shelfIds), scope, session, round.member, held('member'))));
+    if (canReadShelves(session.actor)) events.push(...(await this.tagEvents(await read('shelf', [session.user.id]), scope, round.shelf, held('shelf'))));
     events.push(...(await this.stateEvents(await read('progress', [session.user.id]), scope, session)));
     const now = this.clock.now();
     const next: KoboSyncCursor = more
@@ -99,34 +101,39 @@ export class SyncKoboLibrary {
     return { deviceId: session.device.id, round: start, at: start, roundEndedAt: this.clock.now() };
   }
 
-  private async bookEvents(changes: Change[], scope: KoboSyncScope, session: KoboSession, round: number): Promise<KoboSyncEvent[]> {
+  /**
+   * `round`: an entry first seen after it is new to the device. `held`: an entity first seen at or before it
+   * may be on the device (read in an earlier round, or on an earlier page of this one), so its removal is
+   * sent; an entity first seen after it never reached the device.
+   */
+  private async bookEvents(changes: Change[], scope: KoboSyncScope, session: KoboSession, round: number, held: number): Promise<KoboSyncEvent[]> {
     const books = await scope.booksAmong(changes.filter((c) => !c.removed).map((c) => c.entityId));
     const states = await this.statesOf(session, [...books.keys()]);
     return changes.flatMap((c): KoboSyncEvent[] => {
       const book = books.get(c.entityId);
       if (book) return [{ type: 'book', book, isNew: c.firstSeq > round, progress: states.get(book.id) ?? null }];
-      // Gone: the device may hold a copy only if it read the entry before this round.
-      return c.removed && c.firstSeq <= round ? [{ type: 'book-removed', bookId: c.entityId, at: c.changedAt }] : [];
+      // Gone: the device may hold a copy only if it read the entity before this page.
+      return c.removed && c.firstSeq <= held ? [{ type: 'book-removed', bookId: c.entityId, at: c.changedAt }] : [];
     });
   }
 
-  private async memberEvents(changes: Change[], scope: KoboSyncScope, session: KoboSession, round: number): Promise<KoboSyncEvent[]> {
+  private async memberEvents(changes: Change[], scope: KoboSyncScope, session: KoboSession, round: number, held: number): Promise<KoboSyncEvent[]> {
     const books = await scope.booksAmong(changes.map((c) => bookIdOfEntity(c.entityId)));
     const states = await this.statesOf(session, [...books.keys()]);
     return changes.flatMap((c): KoboSyncEvent[] => {
       const book = books.get(bookIdOfEntity(c.entityId));
       // Taken off a shelf: removed from the device unless another chosen shelf still holds it.
-      if (c.removed) return !book && c.firstSeq <= round ? [{ type: 'book-removed', bookId: bookIdOfEntity(c.entityId), at: c.changedAt }] : [];
+      if (c.removed) return !book && c.firstSeq <= held ? [{ type: 'book-removed', bookId: bookIdOfEntity(c.entityId), at: c.changedAt }] : [];
       return book ? [{ type: 'book', book, isNew: c.firstSeq > round, progress: states.get(book.id) ?? null }] : [];
     });
   }
 
-  private async tagEvents(changes: Change[], scope: KoboSyncScope, round: number): Promise<KoboSyncEvent[]> {
+  private async tagEvents(changes: Change[], scope: KoboSyncScope, round: number, held: number): Promise<KoboSyncEvent[]> {
     const events: KoboSyncEvent[] = [];
     for (const c of changes) {
       const shelf = c.removed ? null : await this.shelves.findById(c.entityId);
       if (!shelf) {
-        if (c.firstSeq <= round) events.push({ type: 'tag-removed', shelfId: c.entityId, at: c.changedAt });
+        if (c.firstSeq <= held) events.push({ type: 'tag-removed', shelfId: c.entityId, at: c.changedAt });
         continue;
       }
       const books = await scope.booksAmong(shelf.bookIds);
@@ -144,7 +151,9 @@ export class SyncKoboLibrary {
       const book = books.get(bookIdOfEntity(c.entityId));
       const progress = states.get(bookIdOfEntity(c.entityId)) ?? null;
       if (!book || (progress && progress.deviceId === own)) return [];
-      return [{ type: 'state', book, progress: c.removed ? null : progress, at: progress?.updatedAt ?? c.changedAt }];
+      // The state stored now, not the entry's flag: two writers' entries may commit in the other order than
+      // their writes (a DELETE's entry after a later PUT's), and the device must end on what is stored.
+      return [{ type: 'state', book, progress, at: progress?.updatedAt ?? c.changedAt }];
     });
   }
 
