@@ -8,14 +8,20 @@ export const TEXT_CONTROL = /[\u0000-\u0008\u000B\u000C\u000E-\u001F\u007F-\u009
 // eslint-disable-next-line no-control-regex
 export const NAME_CONTROL = /[\u0000-\u001F\u007F-\u009F\u2028\u2029]/;
 
-export const TEXT_CONTROL_MESSAGE = 'must not contain control characters (NUL, C0 other than tab and line breaks, DEL, C1)';
-export const NAME_CONTROL_MESSAGE = 'must not contain control characters, tabs or line breaks';
+/**
+ * Half of a UTF-16 surrogate pair without its other half (`"\ud800"` in JSON): no Unicode character, so
+ * not storable as UTF-8 (SQLite and MongoDB would keep replacement bytes, and two names would print alike).
+ */
+export const UNPAIRED_SURROGATE = /[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/;
+
+export const TEXT_CONTROL_MESSAGE = 'must not contain control characters (NUL, C0 other than tab and line breaks, DEL, C1) or unpaired surrogates';
+export const NAME_CONTROL_MESSAGE = 'must not contain control characters, tabs, line breaks or unpaired surrogates';
 
 /** Whether text is acceptable in a text field. */
-export const isCleanText = (text: string): boolean => !TEXT_CONTROL.test(text);
+export const isCleanText = (text: string): boolean => !TEXT_CONTROL.test(text) && !UNPAIRED_SURROGATE.test(text);
 
 /** Whether text is acceptable as a name. */
-export const isCleanName = (text: string): boolean => !NAME_CONTROL.test(text);
+export const isCleanName = (text: string): boolean => !NAME_CONTROL.test(text) && !UNPAIRED_SURROGATE.test(text);
 
 /** One string in a parsed value that breaks the text rule: where it is, and why. */
 export interface TextIssue {
@@ -26,7 +32,8 @@ export interface TextIssue {
 /**
  * The shared text rule, applied to every parsed body, query and path (adapters/http route.ts `parse`),
  * to the upload's text parts and to the Kobo adapter's JSON bodies: every string anywhere in the value,
- * keys included, refuses NUL, C0 controls other than tab, line feed and carriage return, DEL and C1 controls.
+ * keys included, refuses NUL, C0 controls other than tab, line feed and carriage return, DEL and C1 controls,
+ * and unpaired surrogates.
  */
 export function controlCharacterIssues(value: unknown, path: readonly string[] = []): TextIssue[] {
   if (path.length === 0 && isCleanValue(value)) return []; // the usual case, walked without building paths
