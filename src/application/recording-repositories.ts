@@ -60,10 +60,18 @@ class RecordingShelves implements ShelfRepository {
     await this.record([shelfChange(shelf.id, shelf.owner.id), ...[...new Set(shelf.bookIds)].map((b) => memberChange(shelf.id, b))]);
   }
 
+  /**
+   * A change of who may see the shelf moves every entry of it too, so another user's device limited to
+   * the shelf reads its books again: made private, they are out of that device's scope and removed from it
+   * (entries kept, so it may hold them); made public, they come as new (entries started anew).
+   */
   async updateDetails(id: string, patch: ShelfDetailsPatch, updatedAt: Date): Promise<boolean> {
+    const before = patch.isPublic === undefined ? null : await this.inner.findById(id);
     const updated = await this.inner.updateDetails(id, patch, updatedAt);
-    if (updated) await this.touched(id, []);
-    return updated;
+    if (!updated) return false;
+    const books = before && before.isPublic !== patch.isPublic ? [...new Set(before.bookIds)] : [];
+    await this.touched(id, books.flatMap((b) => (patch.isPublic ? [memberChange(id, b, true), memberChange(id, b)] : [memberChange(id, b)])));
+    return true;
   }
 
   async replaceBooks(shelfId: string, bookIds: readonly string[], updatedAt: Date): Promise<void> {

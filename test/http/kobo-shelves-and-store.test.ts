@@ -60,6 +60,30 @@ describe.each(EMBEDDED_STORES)('a Kobo limited to shelves ($name)', ({ env }) =>
     expect(itemsByKind(round.items).map(([, id]) => id)).not.toContain('out');
   });
 
+  it("removes another user's shelf books when the shelf is made private, and sends them as new when it is public again", async () => {
+    const shared = (await as(t.app, alice).post('/api/shelves', { name: 'Shared', book_ids: ['s1', 's2'], is_public: true })).body.id as string;
+    const bob = await registerUser(t.app, 'bob');
+    expect(bob.user.roles).not.toContain('admin'); // an admin sees private shelves too
+    const device = await addKobo(t.app, bob, { name: "Bob's Kobo", shelf_ids: [shared] });
+    const first = await syncRound(t.app, device);
+    expect(itemsByKind(first.items).filter(([k]) => k.endsWith('Entitlement')).sort()).toEqual([['NewEntitlement', 's1'], ['NewEntitlement', 's2']]);
+
+    clock.advance(60_000);
+    await as(t.app, alice).patch(`/api/shelves/${shared}`, { is_public: false }).expect(200);
+    let round = await syncRound(t.app, device, first.token);
+    const removed = round.items.filter((i) => i.ChangedEntitlement?.BookEntitlement?.IsRemoved).map((i) => i.ChangedEntitlement.BookEntitlement.Id);
+    expect(removed.sort()).toEqual(['s1', 's2']);
+    await koboCall(t.app, device, 'get', '/v1/library/s1/metadata').expect(404);
+
+    clock.advance(60_000);
+    await as(t.app, alice).patch(`/api/shelves/${shared}`, { name: 'Shared again' }).expect(200);
+    round = await syncRound(t.app, device, round.token);
+    expect(itemsByKind(round.items).filter(([k]) => k.endsWith('Entitlement'))).toEqual([]);
+    await as(t.app, alice).patch(`/api/shelves/${shared}`, { is_public: true }).expect(200);
+    round = await syncRound(t.app, device, round.token);
+    expect(itemsByKind(round.items).filter(([k]) => k.endsWith('Entitlement')).sort()).toEqual([['NewEntitlement', 's1'], ['NewEntitlement', 's2']]);
+  });
+
   it('turns collections made on the Kobo into shelves: create with items, rename, add and remove items, delete', async () => {
     const device = await addKobo(t.app, alice);
     const created = await koboCall(t.app, device, 'post', '/v1/library/tags')

@@ -122,9 +122,10 @@ export class SyncKoboLibrary {
     const states = await this.statesOf(session, [...books.keys()]);
     return changes.flatMap((c): KoboSyncEvent[] => {
       const book = books.get(bookIdOfEntity(c.entityId));
-      // Taken off a shelf: removed from the device unless another chosen shelf still holds it.
-      if (c.removed) return !book && c.firstSeq <= held ? [{ type: 'book-removed', bookId: bookIdOfEntity(c.entityId), at: c.changedAt }] : [];
-      return book ? [{ type: 'book', book, isNew: c.firstSeq > round, progress: states.get(book.id) ?? null }] : [];
+      if (book && !c.removed) return [{ type: 'book', book, isNew: c.firstSeq > round, progress: states.get(book.id) ?? null }];
+      // Taken off a shelf, or on a shelf the owner can no longer see (made private): removed from the device
+      // unless another chosen shelf still holds it.
+      return !book && c.firstSeq <= held ? [{ type: 'book-removed', bookId: bookIdOfEntity(c.entityId), at: c.changedAt }] : [];
     });
   }
 
