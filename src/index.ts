@@ -62,6 +62,7 @@ export * from './application/use-cases/current-password.js';
 export * from './application/use-cases/delete-book.js';
 export * from './application/use-cases/delete-progress.js';
 export * from './application/use-cases/delete-shelf.js';
+export * from './application/use-cases/event-loop-turn.js';
 export * from './application/use-cases/exchange-oidc-code.js';
 export * from './application/use-cases/find-user-by-username.js';
 export * from './application/use-cases/get-book-cover.js';
