@@ -72,7 +72,7 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
     try {
       answer = await attempt(method, path, body);
     } catch {
-      answer = await attempt(method, path, body).catch((error: unknown) => ({ method, path, status: 0, retryAfter: null, body: String(error) }));
+      answer = await attempt(method, path, body).catch((error: unknown) => ({ method, path, status: 0, retryAfter: null, body: describe(error) }));
     }
     answers.push(answer);
     return answer;
@@ -116,4 +116,15 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
     lost: [...lost],
     passed: serverErrors.length === 0 && lost.size === 0,
   };
+}
+
+/** An error with its causes (fetch's own message, "fetch failed", says nothing of what the socket saw). */
+function describe(error: unknown): string {
+  const parts: string[] = [];
+  for (let e: unknown = error; e !== undefined && parts.length < 4; e = (e as { cause?: unknown }).cause) {
+    const code = (e as { code?: unknown }).code;
+    parts.push(`${String(e)}${typeof code === 'string' ? ` [${code}]` : ''}`);
+    if (typeof e !== 'object' || e === null) break;
+  }
+  return parts.join(' <- ');
 }

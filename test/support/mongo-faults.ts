@@ -54,6 +54,8 @@ export interface Fault {
   readonly error: () => Error;
   /** Commands on these collections fail (every command when absent); server selection fails for every operation. */
   readonly collections?: readonly string[];
+  /** Only these commands fail, by name (`commitTransaction`, `abortTransaction`: commands the driver runs itself). */
+  readonly commands?: readonly string[];
   readonly at?: FaultPoint;
   /** Heals by itself after failing this many operations (as MongoDB's `failCommand` fail point's `times`). */
   readonly times?: number;
@@ -84,7 +86,9 @@ export function injectFaults(): FaultInjector {
   };
   const hits = (operation: unknown) => {
     const collection = (operation as { ns?: { collection?: string } }).ns?.collection;
-    return fault !== null && (fault.collections === undefined || (collection !== undefined && fault.collections.includes(collection)));
+    const command = Object.keys((operation as { command?: object }).command ?? {})[0];
+    return fault !== null && (fault.collections === undefined || (collection !== undefined && fault.collections.includes(collection))) &&
+      (fault.commands === undefined || (command !== undefined && fault.commands.includes(command)));
   };
   Server.prototype.command = async function failingCommand(this: unknown, ...args: unknown[]) {
     if ((fault?.at ?? 'command') === 'command' && hits(args[0])) throw failure(fault!);

@@ -98,7 +98,7 @@ async function* mappedIterable<T>(source: AsyncIterable<T>): AsyncIterable<T> {
  * The one place where the MongoDB adapter turns driver failures into the domain's error: every method
  * of the adapter, its promise's rejection (and a key listing's iteration) passed through storeErrorOf.
  * Wraps whole repositories, outside their transactions, so the driver's own retries (retryable writes,
- * `withTransaction` on TransientTransactionError) still see the labelled driver error first.
+ * `inTransaction`'s retries on TransientTransactionError) still see the labelled driver error first.
  */
 export function mappingStoreErrors<T extends object>(adapter: T): T {
   return new Proxy(adapter, {

@@ -1,4 +1,4 @@
-import { MongoServerError } from 'mongodb';
+import { MongoError, MongoErrorLabel, MongoServerError } from 'mongodb';
 import type { ClientSession, Db } from 'mongodb';
 import { storeUnavailable } from '../../domain/error-catalogue.js';
 
@@ -6,36 +6,68 @@ import { storeUnavailable } from '../../domain/error-catalogue.js';
 export const QUERY_MAX_TIME_MS = 5_000;
 
 /**
- * How often a transaction starts again after a failure that is not a write conflict (a step-down, a
- * network error, an unacknowledged commit): each attempt first waits, in server selection, for a
+ * How often a transaction is tried again after a failure that is not a write conflict (a step-down, a
+ * network error, a commit whose outcome is unknown): each attempt first waits, in server selection, for a
  * writable primary (up to serverSelectionTimeoutMS), so three ride out an election; past them the
  * request answers 503 instead of being held for the driver's 120 seconds.
  */
 export const TRANSACTION_FAILOVER_ATTEMPTS = 3;
+/** How long write conflicts (concurrent writers) are retried: as long as the driver's withTransaction does. */
+const WRITE_CONFLICT_RETRY_MS = 120_000;
 const WRITE_CONFLICT = 112;
+const MAX_TIME_MS_EXPIRED = 50;
 
 /**
- * Runs work in one transaction on its own session; the driver retries the whole callback on
- * TransientTransactionError (a write conflict, a step-down) and the commit on
- * UnknownTransactionCommitResult. Write conflicts (concurrent writers) are retried as long as the
- * driver does; other failures TRANSACTION_FAILOVER_ATTEMPTS times, then store_unavailable.
+ * Runs work in one transaction on its own session, as the driver's `withTransaction` does (the whole
+ * work again on TransientTransactionError, the commit again on UnknownTransactionCommitResult, with the
+ * same backoff), but with a bound on failovers that `withTransaction` lacks: its commit retry loops,
+ * without a pause, for 120 seconds. A commit that met a step-down was retried in that loop until the
+ * election ended, and against a fault that fails at once it held the event loop for the whole 120 s.
+ * Write conflicts are retried for WRITE_CONFLICT_RETRY_MS; other failures, of the work or of the commit,
+ * TRANSACTION_FAILOVER_ATTEMPTS times in all, then store_unavailable (503). That answer may follow a
+ * commit whose outcome stayed unknown: the write may have been applied, as a client retrying learns.
  * Every operation inside must be given the session.
  */
 export function inTransaction<T>(db: Db, work: (session: ClientSession) => Promise<T>): Promise<T> {
-  let attempts = 0;
-  let failovers = 0;
-  let lastError: unknown = null;
-  return db.client.withSession((session) => session.withTransaction(async () => {
-    if (attempts++ > 0 && !isWriteConflict(lastError) && ++failovers >= TRANSACTION_FAILOVER_ATTEMPTS) throw storeUnavailable();
-    lastError = null;
-    try {
-      return await work(session);
-    } catch (error) {
-      lastError = error;
-      throw error;
+  return db.client.withSession(async (session) => {
+    const deadline = performance.now() + WRITE_CONFLICT_RETRY_MS;
+    let failovers = 0;
+    /** Whether a failure may be retried once more; counts it against its bound. */
+    const mayRetry = (error: unknown): boolean => (isWriteConflict(error) ? performance.now() < deadline : ++failovers < TRANSACTION_FAILOVER_ATTEMPTS);
+    for (let attempt = 0; ; attempt++) {
+      if (attempt > 0) await backoff(attempt);
+      session.startTransaction();
+      let result: T;
+      try {
+        result = await work(session);
+      } catch (error) {
+        if (session.inTransaction()) await session.abortTransaction();
+        if (!hasLabel(error, MongoErrorLabel.TransientTransactionError)) throw error;
+        if (!mayRetry(error)) throw storeUnavailable();
+        continue;
+      }
+      for (;;) {
+        try {
+          await session.commitTransaction();
+          return result;
+        } catch (error) {
+          const unknownOutcome = hasLabel(error, MongoErrorLabel.UnknownTransactionCommitResult) && codeOf(error) !== MAX_TIME_MS_EXPIRED;
+          if (!unknownOutcome && !hasLabel(error, MongoErrorLabel.TransientTransactionError)) throw error;
+          if (!mayRetry(error)) throw storeUnavailable();
+          // The driver commits again with a majority write concern; a transient failure runs the work again.
+          if (!unknownOutcome) break;
+        }
+      }
     }
-  }));
+  });
 }
+
+/** The driver's withTransaction backoff: a random share of 5 ms × 1.5^attempt, at most 500 ms. */
+const backoff = (attempt: number): Promise<void> =>
+  new Promise((resolve) => setTimeout(resolve, Math.random() * Math.min(5 * 1.5 ** attempt, 500)));
+
+const hasLabel = (error: unknown, label: string): boolean => error instanceof MongoError && error.hasErrorLabel(label);
+const codeOf = (error: unknown): unknown => (error instanceof MongoServerError ? error.code : undefined);
 
 const isWriteConflict = (error: unknown): boolean => error instanceof MongoServerError && error.code === WRITE_CONFLICT;
 

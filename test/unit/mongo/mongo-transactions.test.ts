@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MongoClient, MongoServerError } from 'mongodb';
-import { inTransaction } from '../../../src/adapters/mongo/mongo-transactions.js';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { MongoClient, MongoServerError, type ClientSession } from 'mongodb';
+import { storeErrorOf } from '../../../src/adapters/mongo/mongo-errors.js';
+import { inTransaction, TRANSACTION_FAILOVER_ATTEMPTS } from '../../../src/adapters/mongo/mongo-transactions.js';
+import { FAILOVER_ERRORS, injectFaults, type FaultInjector } from '../../support/mongo-faults.js';
 import { mongoTestServer } from '../../support/mongo-server.js';
 
 /** What a primary that stepped down answers inside a transaction; the label makes the whole transaction retryable. */
@@ -9,11 +11,15 @@ const steppedDown = (labels: string[]) =>
 
 describe('Mongo transactions retry what the server marks transient (synthesised server errors)', () => {
   let client: MongoClient;
+  let faults: FaultInjector;
   beforeAll(async () => {
     client = new MongoClient((await mongoTestServer()).database(`stacks_transactions_${process.pid}`));
     await client.connect();
+    faults = injectFaults();
   });
+  afterEach(() => faults.heal());
   afterAll(async () => {
+    faults?.restore();
     await client.db().dropDatabase().catch(() => undefined);
     await client.close();
   });
@@ -38,5 +44,50 @@ describe('Mongo transactions retry what the server marks transient (synthesised 
       throw error;
     })).rejects.toBe(error);
     expect(attempts).toBe(1);
+  });
+
+  /**
+   * A commit the primary's step-down interrupts: the driver labels it UnknownTransactionCommitResult, and its
+   * own withTransaction then commits again, without a pause, for 120 seconds. Against a failure that comes at
+   * once that held the event loop for the whole 120 s (the step-down drill's run that timed out, stop 29).
+   */
+  const counter = async () => (await client.db().collection<{ _id: string; n: number }>('probe').findOne({ _id: 'commit' }))?.n ?? 0;
+  /** Work that adds one to the counter, then calls onWorkDone (which injects the commit's fault). */
+  const bump = (onWorkDone: () => void) => async (session: ClientSession) => {
+    await client.db().collection<{ _id: string; n: number }>('probe').updateOne({ _id: 'commit' }, { $inc: { n: 1 } }, { session, upsert: true });
+    onWorkDone();
+    return 'committed';
+  };
+
+  describe.each(['NotWritablePrimary (10107)', 'InterruptedDueToReplStateChange (11602)'])('a commit that fails as in a step-down (%s)', (name) => {
+    const commitFails = (times?: number) => faults.fail({ error: FAILOVER_ERRORS[name]!, commands: ['commitTransaction'], ...(times === undefined ? {} : { times }) });
+
+    it(`is committed again, without running the work again, while it fails fewer than ${TRANSACTION_FAILOVER_ATTEMPTS} times`, async () => {
+      const before = await counter();
+      let works = 0;
+      const result = await inTransaction(client.db(), bump(() => {
+        works += 1;
+        commitFails(TRANSACTION_FAILOVER_ATTEMPTS - 1);
+      }));
+      expect({ result, works, added: (await counter()) - before }).toEqual({ result: 'committed', works: 1, added: 1 });
+    });
+
+    it(`answers store_unavailable once it failed ${TRANSACTION_FAILOVER_ATTEMPTS} times, the fault still on`, async () => {
+      let works = 0;
+      const error: unknown = await inTransaction(client.db(), bump(() => {
+        works += 1;
+        commitFails();
+      })).catch((e: unknown) => e);
+      expect({ error, works }).toMatchObject({ error: { kind: 'unavailable', code: 'store_unavailable' }, works: 1 });
+    });
+  });
+
+  it('fails a commit that finds no primary to select at once, as a store outage (503), the work run once', async () => {
+    let works = 0;
+    const error: unknown = await inTransaction(client.db(), bump(() => {
+      works += 1;
+      faults.fail({ error: FAILOVER_ERRORS['server selection timed out (no primary)']!, at: 'selection' });
+    })).catch((e: unknown) => e);
+    expect({ error: storeErrorOf(error), works }).toMatchObject({ error: { kind: 'unavailable', code: 'store_unavailable' }, works: 1 });
   });
 });
