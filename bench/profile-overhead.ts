@@ -38,6 +38,7 @@ const OUT = fileURLToPath(new URL('./out/profiles/', import.meta.url));
 const OPERATIONS = [
   { name: 'page 1 by title', path: '/api/books?sort=title' },
   { name: 'q=harbour', path: '/api/books?q=harbour' },
+  { name: 'q=ki', path: '/api/books?q=ki' },
   { name: 'one book', path: `/api/books/${generatedBook(Math.floor(books / 2), { id: '', username: '' }).id}` },
 ];
 
