@@ -9,8 +9,8 @@ import type { BookRepository, ChangeFeedRepository, Clock, ProgressRepository, S
 /**
  * The book, shelf and progress repositories every writer uses, each write followed by its entry in the
  * change feed (after it commits, so a reader that sees the entry sees the write). What a crash between
- * the two leaves out, housekeeping puts back for books (BackfillChangeFeed); a later change of the
- * shelf or reading state does for those.
+ * the two leaves out, housekeeping puts back for books and reading states (BackfillChangeFeed); a later
+ * change of the shelf or shelf entry does for those.
  */
 export function recordingRepositories<T extends { books: BookRepository; shelves: ShelfRepository; progress: ProgressRepository }>(
   repositories: T, feed: ChangeFeedRepository, clock: Clock,

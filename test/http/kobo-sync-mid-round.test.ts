@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { BookRepository, ChangeFeedRepository } from '../../src/application/ports.js';
+import { loadSqliteDriver } from '../../src/adapters/sqlite/sqlite-driver.js';
+import { BackfillChangeFeed } from '../../src/application/use-cases/backfill-change-feed.js';
 import { KOBO_SYNC_PAGE_SIZE } from '../../src/bootstrap/use-cases.js';
 import { PORTS } from '../../src/bootstrap/tokens.js';
 import { progressChange } from '../../src/domain/change-feed.js';
@@ -94,5 +96,39 @@ describe.each(EMBEDDED_STORES)('Kobo sync: what changes while a round is under w
     const state = round.items[0]!.ChangedReadingState.ReadingState;
     expect(state.StatusInfo.Status).toBe('Reading');
     expect(state.CurrentBookmark.ProgressPercent).toBe(34);
+  });
+});
+
+describe('Kobo sync: a reading state whose change-feed entry a crash lost (sqlite)', () => {
+  it('reaches the device at its next sync once housekeeping has run', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'stacks-kobo-lost-entry-'));
+    const clock = new FakeClock();
+    const t = await startTestApp({ DATABASE_URL: '', DATA_DIR: dir }, { clock });
+    try {
+      const alice = await registerUser(t.app, 'alice');
+      await t.container.di.resolve<BookRepository>(PORTS.BookRepository).create(aBook({ id: 'read-me', format: 'epub' }));
+      const device = await addKobo(t.app, alice);
+      let round = await syncRound(t.app, device);
+      clock.advance(60_000);
+      await as(t.app, alice).put('/api/books/read-me/progress', { percentage: 0.34, locator: 'epubcfi(/6/4)', device: 'phone', device_id: 'p1' }).expect(200);
+      round = await syncRound(t.app, device, round.token);
+      expect(itemsByKind(round.items)).toEqual([['ChangedReadingState', 'read-me']]);
+
+      // The next save reached the database; the process died before its entry (another connection, as after a restart).
+      clock.advance(60_000);
+      const db = new (loadSqliteDriver())(join(dir, 'stacks.db'));
+      db.prepare('UPDATE reading_progress SET percentage = 0.5, updated_at = ? WHERE user_id = ? AND book_id = ?').run(clock.now().getTime(), alice.user.id, 'read-me');
+      db.close();
+      round = await syncRound(t.app, device, round.token);
+      expect(itemsByKind(round.items)).toEqual([]);
+
+      expect(await t.container.di.resolve(BackfillChangeFeed).execute()).toMatchObject({ progressRecorded: 1 });
+      round = await syncRound(t.app, device, round.token);
+      expect(itemsByKind(round.items)).toEqual([['ChangedReadingState', 'read-me']]);
+      expect(round.items[0]!.ChangedReadingState.ReadingState.CurrentBookmark.ProgressPercent).toBe(50);
+    } finally {
+      await t.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -1,5 +1,5 @@
-import type { ChangeFeedRepository } from '../../application/ports.js';
-import type { Change, ChangeKind, ChangeRecord } from '../../domain/change-feed.js';
+import type { ChangeFeedRepository, StaleProgressWindow } from '../../application/ports.js';
+import { progressEntity, type Change, type ChangeKind, type ChangeRecord } from '../../domain/change-feed.js';
 import { compareText, copy, MemoryDatabase } from './memory-database.js';
 
 const keyOf = (kind: ChangeKind, entityId: string): string => `${kind}\u0000${entityId}`;
@@ -44,6 +44,19 @@ export class InMemoryChangeFeed implements ChangeFeedRepository {
       .map((c) => c.entityId)
       .sort(compareText)
       .slice(0, limit);
+  }
+
+  async staleProgress(after: string | null, limit: number): Promise<StaleProgressWindow> {
+    const window = [...this.db.progress.values()]
+      .map((p) => ({ p, key: JSON.stringify([p.userId, p.bookId]) }))
+      .filter(({ key }) => after === null || compareText(key, after) > 0)
+      .sort((a, b) => compareText(a.key, b.key))
+      .slice(0, limit);
+    const stale = window.filter(({ p }) => {
+      const entry = this.db.changes.get(keyOf('progress', progressEntity(p.userId, p.bookId)));
+      return !entry || entry.removed || entry.changedAt.getTime() < p.updatedAt.getTime();
+    });
+    return { stale: stale.map(({ p }) => ({ userId: p.userId, bookId: p.bookId })), next: window.at(-1)?.key ?? null };
   }
 
   async purgeRemovedBefore(before: Date): Promise<number> {

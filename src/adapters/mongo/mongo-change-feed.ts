@@ -1,6 +1,6 @@
 import type { Collection, Db, IndexDescription } from 'mongodb';
-import type { ChangeFeedRepository } from '../../application/ports.js';
-import type { Change, ChangeKind, ChangeRecord } from '../../domain/change-feed.js';
+import type { ChangeFeedRepository, StaleProgressWindow } from '../../application/ports.js';
+import { progressEntity, type Change, type ChangeKind, type ChangeRecord } from '../../domain/change-feed.js';
 import { rerunOnce } from './mongo-errors.js';
 import { inTransaction, QUERY_MAX_TIME_MS } from './mongo-transactions.js';
 
@@ -98,6 +98,20 @@ export class MongoChangeFeed implements ChangeFeedRepository {
     const found = await this.changes.find({ kind: 'book', removed: false, entityId: { $gt: afterId ?? '' } }, { projection: { entityId: 1 }, ...limited })
       .sort({ entityId: 1 }).limit(limit).toArray();
     return found.map((c) => c.entityId);
+  }
+
+  async staleProgress(after: string | null, limit: number): Promise<StaleProgressWindow> {
+    const progress = this.db.collection<{ _id: string; userId: string; bookId: string; updatedAt: Date }>('progress');
+    const window = await progress.find(after === null ? {} : { _id: { $gt: after } }, { projection: { userId: 1, bookId: 1, updatedAt: 1 }, ...limited })
+      .sort({ _id: 1 }).limit(limit).toArray();
+    const ids = window.map((p) => changeId('progress', progressEntity(p.userId, p.bookId)));
+    const entries = new Map((await this.changes.find({ _id: { $in: ids } }, { projection: { removed: 1, changedAt: 1 }, ...limited }).toArray())
+      .map((c) => [c._id, c]));
+    const stale = window.filter((p, i) => {
+      const entry = entries.get(ids[i]!);
+      return !entry || entry.removed || entry.changedAt.getTime() < p.updatedAt.getTime();
+    });
+    return { stale: stale.map((p) => ({ userId: p.userId, bookId: p.bookId })), next: window.at(-1)?._id ?? null };
   }
 
   async purgeRemovedBefore(before: Date): Promise<number> {

@@ -1,5 +1,5 @@
 import type { Database, Transaction } from 'better-sqlite3';
-import type { ChangeFeedRepository } from '../../application/ports.js';
+import type { ChangeFeedRepository, StaleProgressWindow } from '../../application/ports.js';
 import type { Change, ChangeKind, ChangeRecord } from '../../domain/change-feed.js';
 import { SqliteBookWalk } from './sqlite-book-walk.js';
 import { fromMillis, toMillis } from './sqlite-database.js';
@@ -67,6 +67,16 @@ export class SqliteChangeFeed implements ChangeFeedRepository {
     return this.statements.present.all(afterId ?? '', limit) as string[];
   }
 
+  async staleProgress(after: string | null, limit: number): Promise<StaleProgressWindow> {
+    const [userId, bookId] = after === null ? ['', ''] : (JSON.parse(after) as [string, string]);
+    const rows = this.statements.progressWindow.all(userId, bookId, limit) as { user_id: string; book_id: string; stale: number }[];
+    const last = rows.at(-1);
+    return {
+      stale: rows.filter((r) => r.stale === 1).map((r) => ({ userId: r.user_id, bookId: r.book_id })),
+      next: last ? JSON.stringify([last.user_id, last.book_id]) : null,
+    };
+  }
+
   async purgeRemovedBefore(before: Date): Promise<number> {
     return this.statements.purge.run(toMillis(before)).changes;
   }
@@ -83,5 +93,10 @@ function prepare(db: Database) {
     head: db.prepare("SELECT coalesce((SELECT seq FROM sqlite_sequence WHERE name = 'change_feed'), 0)").pluck(),
     present: db.prepare("SELECT entity_id FROM change_feed WHERE kind = 'book' AND removed = 0 AND entity_id > ? ORDER BY entity_id LIMIT ?").pluck(),
     purge: db.prepare('DELETE FROM change_feed WHERE removed = 1 AND changed_at < ?'),
+    // One window of reading states in primary-key order, each beside its entry (the unique (kind, entity_id) index).
+    progressWindow: db.prepare(`SELECT p.user_id, p.book_id, (c.seq IS NULL OR c.removed = 1 OR c.changed_at < p.updated_at) AS stale
+      FROM (SELECT user_id, book_id, updated_at FROM reading_progress WHERE (user_id, book_id) > (?, ?) ORDER BY user_id, book_id LIMIT ?) p
+      LEFT JOIN change_feed c ON c.kind = 'progress' AND c.entity_id = p.user_id || '/' || p.book_id
+      ORDER BY p.user_id, p.book_id`),
   };
 }

@@ -236,6 +236,12 @@ export interface KoboDeviceRepository {
 }
 
 /** The library's change feed (domain/change-feed.ts): the latest change of each entity, in commit order. */
+/** One window of ChangeFeedRepository.staleProgress: the reading states to record again, and where to go on. */
+export interface StaleProgressWindow {
+  readonly stale: readonly { readonly userId: string; readonly bookId: string }[];
+  readonly next: string | null;
+}
+
 export interface ChangeFeedRepository {
   /**
    * Records each change as its entity's only entry, with a sequence number above every entry already
@@ -250,6 +256,12 @@ export interface ChangeFeedRepository {
   untrackedBooks(afterId: string | null, limit: number): Promise<string[]>;
   /** Up to `limit` book entries not marked removed, in entity id order after `afterId` (the reconciler's walk). */
   presentBooks(afterId: string | null, limit: number): Promise<string[]>;
+  /**
+   * The reconciler's walk of reading states: of up to `limit` stored states after the cursor (in the store's
+   * own order), those whose entry is missing, marked removed, or older than the state (a crash between the
+   * write and its entry), and the cursor of the last state looked at; `next` is null when none was left.
+   */
+  staleProgress(after: string | null, limit: number): Promise<StaleProgressWindow>;
   /** Forgets removal entries recorded before `before`; returns how many. */
   purgeRemovedBefore(before: Date): Promise<number>;
 }
