@@ -72,7 +72,7 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
     try {
       answer = await attempt(method, path, body);
     } catch {
-      answer = await attempt(method, path, body).catch((error: unknown) => ({ method, path, status: 0, retryAfter: null, body: describe(error) }));
+      answer = await attempt(method, path, body).catch((error: unknown) => ({ method, path, status: 0, retryAfter: null, body: describeError(error) }));
     }
     answers.push(answer);
     return answer;
@@ -119,7 +119,7 @@ export async function runDrill(options: DrillOptions): Promise<DrillReport> {
 }
 
 /** An error with its causes (fetch's own message, "fetch failed", says nothing of what the socket saw). */
-function describe(error: unknown): string {
+function describeError(error: unknown): string {
   const parts: string[] = [];
   for (let e: unknown = error; e !== undefined && parts.length < 4; e = (e as { cause?: unknown }).cause) {
     const code = (e as { code?: unknown }).code;
