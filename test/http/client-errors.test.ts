@@ -44,3 +44,29 @@ describe('requests Node refuses before routing', () => {
     expect(await statusFor(10)).toBe(401);
   });
 });
+
+describe('request targets that are no path', () => {
+  /** Status and body of one request with this raw target (`GET * HTTP/1.1` reaches the app: Node lets it through). */
+  const answerTo = (method: string, path: string) => new Promise<{ status: number; body: string }>((resolve, reject) => {
+    const req = request({ port, host: '127.0.0.1', method, path }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (body += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, body }));
+    });
+    req.on('error', reject);
+    req.end();
+  });
+
+  it('answers 404 route_not_found to `*` targets with every method, never a 500', async () => {
+    const answers: string[] = [];
+    for (const target of ['*', '*x', '**']) {
+      for (const method of ['GET', 'HEAD', 'POST', 'PUT', 'PATCH', 'DELETE']) {
+        const { status, body } = await answerTo(method, target);
+        answers.push(`${method} ${target} ${status}${method === 'HEAD' ? '' : ` ${(JSON.parse(body) as { code: string }).code}`}`);
+      }
+    }
+    expect(answers.filter((a) => !/ 404( route_not_found)?$/.test(a))).toEqual([]);
+    expect(answers).toHaveLength(18);
+  });
+});

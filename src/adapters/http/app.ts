@@ -118,19 +118,21 @@ async function swaggerUiRouter(): Promise<RequestHandler> {
 function routedByGroup(routes: readonly AnyRoute[], mount: (router: express.Router, spec: AnyRoute) => void): RequestHandler {
   const groups = new Map<string, express.Router>();
   for (const spec of routes) {
-    const group = groupOf(spec.path);
+    const group = groupOf(spec.path)!;
     let router = groups.get(group);
     if (!router) groups.set(group, (router = express.Router({ caseSensitive: true })));
     mount(router, spec);
   }
   return function routesOfGroup(req, res, next) {
-    const router = groups.get(groupOf(req.path));
+    const group = groupOf(req.path);
+    const router = group === undefined ? undefined : groups.get(group);
     if (router) router(req, res, next);
     else next();
   };
 }
 
-const groupOf = (path: string): string => /^\/(?:api\/)?[^/]*/.exec(path)![0];
+/** The group of a path; none for a request target that is no path (`GET * HTTP/1.1`, which Node lets through). */
+const groupOf = (path: string): string | undefined => /^\/(?:api\/)?[^/]*/.exec(path)?.[0];
 
 /** Sends an early refusal through the API headers and the error handler. */
 const refusedWith = (error: Error): RequestHandler => (req, res, next) => apiHeaders(req, res, () => noStore(req, res, () => next(error)));
