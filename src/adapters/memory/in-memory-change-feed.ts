@@ -1,11 +1,14 @@
 import type { ChangeFeedRepository, StaleProgressWindow } from '../../application/ports.js';
 import { progressEntity, type Change, type ChangeKind, type ChangeRecord } from '../../domain/change-feed.js';
-import { compareText, copy, MemoryDatabase } from './memory-database.js';
+import { compareText, copy, MemoryDatabase, progressKey } from './memory-database.js';
 
 const keyOf = (kind: ChangeKind, entityId: string): string => `${kind}\u0000${entityId}`;
 
 /** ChangeFeedRepository over process memory: one entry per entity, sequence numbers from one counter. */
 export class InMemoryChangeFeed implements ChangeFeedRepository {
+  /** The reading-state walk under way: its sorted keys and where its next window starts. */
+  private progressWalk: { readonly keys: readonly string[]; readonly at: number; readonly next: string } | null = null;
+
   constructor(private readonly db: MemoryDatabase = new MemoryDatabase()) {}
 
   async record(changes: readonly ChangeRecord[], at: Date): Promise<void> {
@@ -47,16 +50,26 @@ export class InMemoryChangeFeed implements ChangeFeedRepository {
   }
 
   async staleProgress(after: string | null, limit: number): Promise<StaleProgressWindow> {
-    const window = [...this.db.progress.values()]
-      .map((p) => ({ p, key: JSON.stringify([p.userId, p.bookId]) }))
-      .filter(({ key }) => after === null || compareText(key, after) > 0)
-      .sort((a, b) => compareText(a.key, b.key))
-      .slice(0, limit);
-    const stale = window.filter(({ p }) => {
-      const entry = this.db.changes.get(keyOf('progress', progressEntity(p.userId, p.bookId)));
-      return !entry || entry.removed || entry.changedAt.getTime() < p.updatedAt.getTime();
+    // The walk's keys are sorted once, at its first window; a later window goes on where the last ended.
+    const walk = after !== null && this.progressWalk?.next === after ? this.progressWalk : { keys: this.progressKeysAfter(after), at: 0 };
+    const keys = walk.keys.slice(walk.at, walk.at + limit);
+    const stale = keys.flatMap((key) => {
+      const [userId, bookId] = JSON.parse(key) as [string, string];
+      const progress = this.db.progress.get(progressKey(userId, bookId));
+      if (!progress) return []; // removed since the walk began
+      const entry = this.db.changes.get(keyOf('progress', progressEntity(userId, bookId)));
+      return !entry || entry.removed || entry.changedAt.getTime() < progress.updatedAt.getTime() ? [{ userId, bookId }] : [];
     });
-    return { stale: stale.map(({ p }) => ({ userId: p.userId, bookId: p.bookId })), next: window.at(-1)?.key ?? null };
+    const next = keys.at(-1) ?? null;
+    this.progressWalk = next === null ? null : { keys: walk.keys, at: walk.at + keys.length, next };
+    return { stale, next };
+  }
+
+  private progressKeysAfter(after: string | null): string[] {
+    return [...this.db.progress.values()]
+      .map((p) => JSON.stringify([p.userId, p.bookId]))
+      .filter((key) => after === null || compareText(key, after) > 0)
+      .sort(compareText);
   }
 
   async purgeRemovedBefore(before: Date): Promise<number> {
