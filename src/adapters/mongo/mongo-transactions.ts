@@ -6,15 +6,16 @@ import { storeUnavailable } from '../../domain/error-catalogue.js';
 export const QUERY_MAX_TIME_MS = 5_000;
 
 /**
- * How often a transaction is tried again after a failure that is not a write conflict (a step-down, a
+ * How often a transaction is tried again after a failure that is not contention (a step-down, a
  * network error, a commit whose outcome is unknown): each attempt first waits, in server selection, for a
  * writable primary (up to serverSelectionTimeoutMS), so three ride out an election; past them the
  * request answers 503 instead of being held for the driver's 120 seconds.
  */
 export const TRANSACTION_FAILOVER_ATTEMPTS = 3;
-/** How long write conflicts (concurrent writers) are retried: as long as the driver's withTransaction does. */
-const WRITE_CONFLICT_RETRY_MS = 120_000;
-const WRITE_CONFLICT = 112;
+/** How long contention (concurrent writers) is retried: as long as the driver's withTransaction does. */
+const CONTENTION_RETRY_MS = 120_000;
+/** What concurrent writers cause, not an outage: WriteConflict, LockTimeout (a lock not granted in time), LockBusy. */
+const CONTENTION_CODES: ReadonlySet<unknown> = new Set([112, 24, 46]);
 const MAX_TIME_MS_EXPIRED = 50;
 
 /**
@@ -23,17 +24,17 @@ const MAX_TIME_MS_EXPIRED = 50;
  * same backoff), but with a bound on failovers that `withTransaction` lacks: its commit retry loops,
  * without a pause, for 120 seconds. A commit that met a step-down was retried in that loop until the
  * election ended, and against a fault that fails at once it held the event loop for the whole 120 s.
- * Write conflicts are retried for WRITE_CONFLICT_RETRY_MS; other failures, of the work or of the commit,
- * TRANSACTION_FAILOVER_ATTEMPTS times in all, then store_unavailable (503). That answer may follow a
+ * Contention (write conflicts, lock timeouts) is retried for CONTENTION_RETRY_MS; other failures, of the
+ * work or of the commit, TRANSACTION_FAILOVER_ATTEMPTS times in all, then store_unavailable (503). That answer may follow a
  * commit whose outcome stayed unknown: the write may have been applied, as a client retrying learns.
  * Every operation inside must be given the session.
  */
 export function inTransaction<T>(db: Db, work: (session: ClientSession) => Promise<T>): Promise<T> {
   return db.client.withSession(async (session) => {
-    const deadline = performance.now() + WRITE_CONFLICT_RETRY_MS;
+    const deadline = performance.now() + CONTENTION_RETRY_MS;
     let failovers = 0;
     /** Whether a failure may be retried once more; counts it against its bound. */
-    const mayRetry = (error: unknown): boolean => (isWriteConflict(error) ? performance.now() < deadline : ++failovers < TRANSACTION_FAILOVER_ATTEMPTS);
+    const mayRetry = (error: unknown): boolean => (isContention(error) ? performance.now() < deadline : ++failovers < TRANSACTION_FAILOVER_ATTEMPTS);
     for (let attempt = 0; ; attempt++) {
       if (attempt > 0) await backoff(attempt);
       session.startTransaction();
@@ -69,7 +70,7 @@ const backoff = (attempt: number): Promise<void> =>
 const hasLabel = (error: unknown, label: string): boolean => error instanceof MongoError && error.hasErrorLabel(label);
 const codeOf = (error: unknown): unknown => (error instanceof MongoServerError ? error.code : undefined);
 
-const isWriteConflict = (error: unknown): boolean => error instanceof MongoServerError && error.code === WRITE_CONFLICT;
+const isContention = (error: unknown): boolean => error instanceof MongoServerError && CONTENTION_CODES.has(error.code);
 
 /** Whether the error is a duplicate key (code 11000) on exactly the index whose key holds these fields. */
 export function isDuplicateKeyOn(error: unknown, fields: readonly string[]): error is MongoServerError {

@@ -36,6 +36,27 @@ describe('Mongo transactions retry what the server marks transient (synthesised 
     expect(attempts).toBe(2);
   });
 
+  it.each([
+    ['WriteConflict', 112], ['LockTimeout', 24], ['LockBusy', 46],
+  ])(`runs the work again past ${TRANSACTION_FAILOVER_ATTEMPTS} attempts while concurrent writers contend (%s)`, async (codeName, code) => {
+    let attempts = 0;
+    const result = await inTransaction(client.db(), async () => {
+      attempts += 1;
+      if (attempts <= TRANSACTION_FAILOVER_ATTEMPTS + 2) throw new MongoServerError({ code, codeName, errmsg: codeName, errorLabels: ['TransientTransactionError'] });
+      return 'committed';
+    });
+    expect({ result, attempts }).toEqual({ result: 'committed', attempts: TRANSACTION_FAILOVER_ATTEMPTS + 3 });
+  });
+
+  it(`answers store_unavailable after ${TRANSACTION_FAILOVER_ATTEMPTS} attempts that met a step-down in the work`, async () => {
+    let attempts = 0;
+    const error: unknown = await inTransaction(client.db(), async () => {
+      attempts += 1;
+      throw steppedDown(['TransientTransactionError']);
+    }).catch((e: unknown) => e);
+    expect({ error, attempts }).toMatchObject({ error: { kind: 'unavailable', code: 'store_unavailable' }, attempts: TRANSACTION_FAILOVER_ATTEMPTS });
+  });
+
   it('gives up at once on an error without the label, with that error', async () => {
     let attempts = 0;
     const error = steppedDown([]);
