@@ -50,7 +50,8 @@ export class InMemoryChangeFeed implements ChangeFeedRepository {
   }
 
   async staleProgress(after: string | null, limit: number): Promise<StaleProgressWindow> {
-    // The walk's keys are sorted once, at its first window; a later window goes on where the last ended.
+    // The walk's keys are sorted once, at its first window; a later window goes on where the last ended (a
+    // state stored since is the next walk's, as on the other stores a state stored behind the cursor is).
     const walk = after !== null && this.progressWalk?.next === after ? this.progressWalk : { keys: this.progressKeysAfter(after), at: 0 };
     const keys = walk.keys.slice(walk.at, walk.at + limit);
     const stale = keys.flatMap((key) => {

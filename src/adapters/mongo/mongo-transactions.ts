@@ -25,8 +25,9 @@ const MAX_TIME_MS_EXPIRED = 50;
  * without a pause, for 120 seconds. A commit that met a step-down was retried in that loop until the
  * election ended, and against a fault that fails at once it held the event loop for the whole 120 s.
  * Contention (write conflicts, lock timeouts) is retried for CONTENTION_RETRY_MS; other failures, of the
- * work or of the commit, TRANSACTION_FAILOVER_ATTEMPTS times in all, then store_unavailable (503). That answer may follow a
- * commit whose outcome stayed unknown: the write may have been applied, as a client retrying learns.
+ * work or of the commit, TRANSACTION_FAILOVER_ATTEMPTS times in all, then store_unavailable (503). That
+ * answer may follow a commit whose outcome stayed unknown: the write may have been applied, as a client
+ * retrying learns.
  * Every operation inside must be given the session.
  */
 export function inTransaction<T>(db: Db, work: (session: ClientSession) => Promise<T>): Promise<T> {

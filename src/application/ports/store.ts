@@ -235,13 +235,13 @@ export interface KoboDeviceRepository {
   archivedAmong(deviceId: string, bookIds: readonly string[]): Promise<ReadonlySet<string>>;
 }
 
-/** The library's change feed (domain/change-feed.ts): the latest change of each entity, in commit order. */
 /** One window of ChangeFeedRepository.staleProgress: the reading states to record again, and where to go on. */
 export interface StaleProgressWindow {
   readonly stale: readonly { readonly userId: string; readonly bookId: string }[];
   readonly next: string | null;
 }
 
+/** The library's change feed (domain/change-feed.ts): the latest change of each entity, in commit order. */
 export interface ChangeFeedRepository {
   /**
    * Records each change as its entity's only entry, with a sequence number above every entry already
