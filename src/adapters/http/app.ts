@@ -123,12 +123,14 @@ function routedByGroup(routes: readonly AnyRoute[], mount: (router: express.Rout
     if (!router) groups.set(group, (router = express.Router({ caseSensitive: true })));
     mount(router, spec);
   }
-  return function routesOfGroup(req, res, next) {
+  const routesOfGroup: RequestHandler = (req, res, next) => {
     const group = groupOf(req.path);
     const router = group === undefined ? undefined : groups.get(group);
     if (router) router(req, res, next);
     else next();
   };
+  // Every group's routes as one router's stack, for what lists the routes an app serves (the route inventory, CFG-06).
+  return Object.defineProperty(routesOfGroup, 'stack', { get: () => [...groups.values()].flatMap((router) => router.stack) });
 }
 
 /** The group of a path; none for a request target that is no path (`GET * HTTP/1.1`, which Node lets through). */
