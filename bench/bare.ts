@@ -2,9 +2,10 @@
  * Stacks against the bare server (bench/lib/baselines/bare-stacks.mjs: node:http + better-sqlite3 running
  * Stacks' own SQL on the same SQLite file, with Stacks' response bodies, and no authentication, validation
  * or logging), for each operation of issue 26's table, on libraries of N seeded books. Bodies are first
- * checked byte-identical; then each operation runs at 50 connections, rounds alternating between the two
- * servers (which one goes first alternates too), and the table gives the median req/s, the Stacks/bare
- * ratio, latency pooled over the rounds, and CPU per request of each server process (all its threads,
+ * checked byte-identical; then each operation runs at 50 connections, rounds rotating between the three
+ * servers (Stacks, the bare server, and the same bare handlers as Express 5 routes with no middleware: the
+ * floor Express itself sets), and the table gives the median req/s, the ratios to the bare server, latency
+ * pooled over the rounds, and CPU per request of each server process (all its threads,
  * from /proc, 10 ms resolution: use rounds of several seconds). The seeded books are given digest rows, as after
  * the KOReader digest backfill, so that walk does not run beside the load (the generated books have no files).
  * Run: npm run bench:bare -- [--books 10000,100000,250000] [--rounds 3] [--seconds 10] [--warmup 3]
@@ -54,16 +55,19 @@ const OPERATIONS: readonly { name: string; path: (books: number) => string }[] =
 
 interface Side { readonly server: ChildServer; readonly headers: Record<string, string>; readonly rounds: LoadResult[]; readonly cpuMs: number[] }
 
-/** Fetches `path` from both; throws unless both answer 200 with the same bytes. Returns the body's total (if a list). */
-async function sameBody(stacks: Side, bare: Side, path: string): Promise<string> {
-  const [a, b] = await Promise.all([stacks, bare].map(async (side) => {
+/** Fetches `path` from Stacks and each other side; throws unless all answer 200 with the same bytes. Returns the body's total (if a list). */
+async function sameBody(stacks: Side, others: readonly Side[], path: string): Promise<string> {
+  const fetched = await Promise.all([stacks, ...others].map(async (side) => {
     const res = await fetch(`${side.server.url}${path}`, { headers: side.headers });
     return { status: res.status, body: Buffer.from(await res.arrayBuffer()) };
-  })) as [{ status: number; body: Buffer }, { status: number; body: Buffer }];
-  if (a.status !== 200 || b.status !== 200) throw new Error(`${path}: Stacks ${a.status}, bare ${b.status}`);
-  if (!a.body.equals(b.body)) {
-    const at = a.body.findIndex((byte, i) => byte !== b.body[i]);
-    throw new Error(`${path}: bodies differ at byte ${at}: Stacks …${a.body.subarray(at, at + 80).toString()}… bare …${b.body.subarray(at, at + 80).toString()}…`);
+  }));
+  const a = fetched[0]!;
+  for (const b of fetched.slice(1)) {
+    if (a.status !== 200 || b.status !== 200) throw new Error(`${path}: Stacks ${a.status}, baseline ${b.status}`);
+    if (!a.body.equals(b.body)) {
+      const at = a.body.findIndex((byte, i) => byte !== b.body[i]);
+      throw new Error(`${path}: bodies differ at byte ${at}: Stacks …${a.body.subarray(at, at + 80).toString()}… baseline …${b.body.subarray(at, at + 80).toString()}…`);
+    }
   }
   const total = (JSON.parse(a.body.toString()) as { total?: number }).total;
   return total === undefined ? '1' : total.toLocaleString('en-US');
@@ -99,27 +103,35 @@ async function library(books: number): Promise<string> {
   try {
     const bareServer = await startChildServer({ command: process.execPath, args: [BARE], env: { PATH: process.env.PATH, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: String(port) }, port, readyPath: '/readyz' });
     servers.push(bareServer);
+    const expressPort = await freePort();
+    const expressServer = await startChildServer({ command: process.execPath, args: [BARE], env: { PATH: process.env.PATH, NODE_ENV: 'production', DATA_DIR: dataDir, PORT: String(expressPort), EXPRESS: '1' }, port: expressPort, readyPath: '/readyz' });
+    servers.push(expressServer);
     const { token } = await registerUser(stacks.url, 'bench');
     const rows: (string | number)[][] = [];
     const only = values.only ? values.only.split(',') : null;
     for (const op of OPERATIONS.filter((o) => !only || only.some((name) => o.name.includes(name)))) {
       const path = op.path(books);
-      const sides = { stacks: { server: stacks, headers: bearer(token), rounds: [], cpuMs: [] } as Side, bare: { server: bareServer, headers: {}, rounds: [], cpuMs: [] } as Side };
-      const matches = await sameBody(sides.stacks, sides.bare, path);
-      for (const side of [sides.stacks, sides.bare]) await runLoad({ url: `${side.server.url}${path}`, headers: side.headers, connections: S.connections, durationSec: S.warmup });
+      const side = (server: ChildServer, headers: Record<string, string>): Side => ({ server, headers, rounds: [], cpuMs: [] });
+      const sides = { stacks: side(stacks, bearer(token)), bare: side(bareServer, {}), express: side(expressServer, {}) };
+      const all = [sides.stacks, sides.bare, sides.express];
+      const matches = await sameBody(sides.stacks, [sides.bare, sides.express], path);
+      for (const each of all) await runLoad({ url: `${each.server.url}${path}`, headers: each.headers, connections: S.connections, durationSec: S.warmup });
       for (let r = 1; r <= S.rounds; r++) {
-        const order = r % 2 ? [sides.stacks, sides.bare] : [sides.bare, sides.stacks];
-        for (const side of order) await round(side, path);
-        log(`${books} books, ${op.name}, round ${r}: Stacks ${fmt(sides.stacks.rounds.at(-1)!.requestsPerSec, 0)} req/s, bare ${fmt(sides.bare.rounds.at(-1)!.requestsPerSec, 0)} req/s (load ${loadavg()[0]!.toFixed(1)})`);
+        // Each round starts with the next server, so none is always first or last.
+        for (let i = 0; i < all.length; i++) await round(all[(r - 1 + i) % all.length]!, path);
+        log(`${books} books, ${op.name}, round ${r}: Stacks ${fmt(sides.stacks.rounds.at(-1)!.requestsPerSec, 0)} req/s, bare ${fmt(sides.bare.rounds.at(-1)!.requestsPerSec, 0)}, `
+          + `Express only ${fmt(sides.express.rounds.at(-1)!.requestsPerSec, 0)} (load ${loadavg()[0]!.toFixed(1)})`);
       }
-      const [s, b] = [summary(sides.stacks), summary(sides.bare)];
-      rows.push([op.name, `\`${path}\``, matches, fmt(s.rps, 0), fmt(b.rps, 0), `${fmt(ratio(s.rps, b.rps))}×`,
+      const [s, b, e] = [summary(sides.stacks), summary(sides.bare), summary(sides.express)];
+      rows.push([op.name, `\`${path}\``, matches, fmt(s.rps, 0), fmt(b.rps, 0), fmt(e.rps, 0), `${fmt(ratio(s.rps, b.rps))}×`, `${fmt(ratio(e.rps, b.rps))}×`,
         `${fmt(s.latency.p50, 1)} / ${fmt(s.latency.p99, 1)}`, `${fmt(b.latency.p50, 1)} / ${fmt(b.latency.p99, 1)}`,
-        fmt(s.cpuUsPerRequest, 0), fmt(b.cpuUsPerRequest, 0), fmt(s.cpuUsPerRequest - b.cpuUsPerRequest, 0), `${s.errors} / ${b.errors}`]);
+        fmt(s.cpuUsPerRequest, 0), fmt(b.cpuUsPerRequest, 0), fmt(e.cpuUsPerRequest, 0), fmt(s.cpuUsPerRequest - b.cpuUsPerRequest, 0),
+        `${s.errors} / ${b.errors} / ${e.errors}`]);
     }
     return [`### ${books.toLocaleString('en-US')} books`, '',
-      markdownTable(['operation', 'request', 'matches', 'Stacks req/s', 'bare req/s', 'Stacks / bare', 'Stacks p50 / p99 ms', 'bare p50 / p99 ms',
-        'Stacks CPU µs/req', 'bare CPU µs/req', 'Stacks − bare µs', 'errors Stacks / bare'], rows)].join('\n');
+      markdownTable(['operation', 'request', 'matches', 'Stacks req/s', 'bare req/s', 'Express-only req/s', 'Stacks / bare', 'Express-only / bare',
+        'Stacks p50 / p99 ms', 'bare p50 / p99 ms', 'Stacks CPU µs/req', 'bare CPU µs/req', 'Express-only CPU µs/req', 'Stacks − bare µs',
+        'errors Stacks / bare / Express-only'], rows)].join('\n');
   } finally {
     for (const server of servers.reverse()) await server.stop();
     await rm(dataDir, { recursive: true, force: true });
@@ -136,9 +148,10 @@ async function main(): Promise<void> {
   for (const books of values.books.split(',').map(Number)) sections.push(await library(books));
   const body = [
     `Each operation: bodies checked byte-identical, ${S.warmup} s warm-up per server, then ${S.rounds} rounds × ${S.seconds} s at ${S.connections} connections`
-      + ' per server, alternating (the first server alternates per round); req/s is the median round, latency pooled over the rounds,'
+      + ' per server, rotating (each round starts with the next server); req/s is the median round, latency pooled over the rounds,'
       + ' CPU per request is each server process\'s CPU time (all threads, /proc) over its requests. Stacks from dist/ (SQLite, bcrypt cost 4,'
-      + ' rate limits raised), authenticated by a Bearer token; the bare server has no authentication, validation, logging or limits.',
+      + ' rate limits raised), authenticated by a Bearer token; the bare server has no authentication, validation, logging or limits;'
+      + ' "Express-only" is the bare server\'s handlers as Express 5 routes (one app, no middleware, no ETag): the floor Express sets.',
     `Load average (1 min) before ${loadBefore.toFixed(2)}, after ${loadavg()[0]!.toFixed(2)}.`,
     '',
     ...sections.flatMap((s) => [s, '']),

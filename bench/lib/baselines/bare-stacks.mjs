@@ -2,8 +2,11 @@
 // repository, compiled in dist/) on Stacks' database file, answering GET /api/books (q, author, tag,
 // format, sort, page, page_size) and GET /api/books/{id} with the bodies Stacks answers (its book presenter;
 // the list envelope is written out here so the baseline does not load zod, and bench/bare.ts checks every
-// body byte-identical). No authentication, validation, logging, limits or security headers. Env: DATA_DIR, PORT.
+// body byte-identical). No authentication, validation, logging, limits or security headers. Env: DATA_DIR, PORT;
+// EXPRESS=1: the same handlers as Express 5 routes (one app, three routes, no middleware, no ETag or
+// X-Powered-By), to show what Express itself costs before any of Stacks' middleware runs.
 import { createServer } from 'node:http';
+import express from 'express';
 import { presentBook } from '../../../dist/adapters/http/presenters/book-presenter.js';
 import { SqliteBookRepository } from '../../../dist/adapters/sqlite/sqlite-book-repository.js';
 import { openSqliteDatabase } from '../../../dist/adapters/sqlite/sqlite-database.js';
@@ -36,12 +39,27 @@ async function list(url) {
   return { items: page.items.map(presentBook), total: page.total, page: page.page, page_size: page.pageSize, total_pages: page.totalPages };
 }
 
-const server = createServer((req, res) => {
+function answer(res, body) {
+  body.then((value) => send(res, value ? 200 : 404, value ?? { code: 'not_found' }), (error) => send(res, 500, { message: String(error) }));
+}
+
+const one = (id) => books.findById(id).then((book) => book && presentBook(book));
+
+function expressApp() {
+  const app = express();
+  app.disable('x-powered-by');
+  app.disable('etag');
+  app.get('/api/books', (req, res) => answer(res, list(new URL(req.url, 'http://bare'))));
+  app.get('/api/books/:id', (req, res) => answer(res, one(req.params.id)));
+  app.get('/readyz', (_req, res) => answer(res, Promise.resolve({ status: 'ready' })));
+  return app;
+}
+
+const server = process.env.EXPRESS === '1' ? createServer(expressApp()) : createServer((req, res) => {
   const url = new URL(req.url, 'http://bare');
-  const answer = url.pathname === '/api/books' ? list(url)
-    : BOOK.test(url.pathname) ? books.findById(decodeURIComponent(BOOK.exec(url.pathname)[1])).then((book) => book && presentBook(book))
-      : Promise.resolve(url.pathname === '/readyz' ? { status: 'ready' } : null);
-  answer.then((body) => send(res, body ? 200 : 404, body ?? { code: 'not_found' }), (error) => send(res, 500, { message: String(error) }));
+  answer(res, url.pathname === '/api/books' ? list(url)
+    : BOOK.test(url.pathname) ? one(decodeURIComponent(BOOK.exec(url.pathname)[1]))
+      : Promise.resolve(url.pathname === '/readyz' ? { status: 'ready' } : null));
 });
 server.listen(Number(process.env.PORT), '127.0.0.1');
 process.on('SIGTERM', () => server.close(() => {
