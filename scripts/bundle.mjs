@@ -15,8 +15,9 @@
 // server imports lazily (the server itself in a cluster's primary, the OPDS catalog, the metadata
 // reader, the in-memory store...) become chunks loaded at their first use, as before.
 //
-// Run: node scripts/bundle.mjs [--from src] [--outdir <folder in the repository>]
-// (--from src, for tests: esbuild compiles the TypeScript sources the same way, so no tsc run first).
+// Run: node scripts/bundle.mjs [--from src] [--outdir <folder in the repository>] [--entry <file>]
+// (--from src, for tests: esbuild compiles the TypeScript sources the same way, so no tsc run first;
+// --entry, for benchmarks: that one file bundled as <outdir>/main.js with the same options).
 import { rmSync } from 'node:fs';
 import { join, resolve } from 'node:path';
 import { pathToFileURL } from 'node:url';
@@ -43,13 +44,15 @@ const ENTRIES = {
 
 /**
  * Bundles the server from the compiled `dist` (default) or straight from `src` into `outdir`, which
- * must lie inside the repository (the external packages resolve from its node_modules).
+ * must lie inside the repository (the external packages resolve from its node_modules). With `entry`,
+ * bundles that one file instead, as `main.js`.
  */
-export async function bundleServer({ from = 'dist', outdir = BUNDLE_DIR } = {}) {
+export async function bundleServer({ from = 'dist', outdir = BUNDLE_DIR, entry = undefined } = {}) {
   const extension = from === 'src' ? '.ts' : '.js';
   rmSync(outdir, { recursive: true, force: true });
   await build({
-    entryPoints: Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, join(root, from, path + extension)])),
+    entryPoints: entry ? { main: entry }
+      : Object.fromEntries(Object.entries(ENTRIES).map(([name, path]) => [name, join(root, from, path + extension)])),
     outdir,
     bundle: true,
     splitting: true,
@@ -69,7 +72,7 @@ export async function bundleServer({ from = 'dist', outdir = BUNDLE_DIR } = {}) 
 }
 
 if (process.argv[1] && import.meta.url === pathToFileURL(resolve(process.argv[1])).href) {
-  const { values } = parseArgs({ options: { from: { type: 'string', default: 'dist' }, outdir: { type: 'string', default: BUNDLE_DIR } } });
+  const { values } = parseArgs({ options: { from: { type: 'string', default: 'dist' }, outdir: { type: 'string', default: BUNDLE_DIR }, entry: { type: 'string' } } });
   if (values.from !== 'dist' && values.from !== 'src') throw new Error('--from takes dist or src');
-  await bundleServer({ from: values.from, outdir: resolve(values.outdir) });
+  await bundleServer({ from: values.from, outdir: resolve(values.outdir), entry: values.entry && resolve(values.entry) });
 }

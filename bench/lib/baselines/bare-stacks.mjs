@@ -6,7 +6,6 @@
 // EXPRESS=1: the same handlers as Express 5 routes (one app, three routes, no middleware, no ETag or
 // X-Powered-By), to show what Express itself costs before any of Stacks' middleware runs.
 import { createServer } from 'node:http';
-import express from 'express';
 import { presentBook } from '../../../dist/adapters/http/presenters/book-presenter.js';
 import { SqliteBookRepository } from '../../../dist/adapters/sqlite/sqlite-book-repository.js';
 import { openSqliteDatabase } from '../../../dist/adapters/sqlite/sqlite-database.js';
@@ -45,7 +44,9 @@ function answer(res, body) {
 
 const one = (id) => books.findById(id).then((book) => book && presentBook(book));
 
-function expressApp() {
+// Express is loaded only for EXPRESS=1: the bare server's start-up (bench/startup.ts) stays without it.
+async function expressApp() {
+  const { default: express } = await import('express');
   const app = express();
   app.disable('x-powered-by');
   app.disable('etag');
@@ -55,7 +56,7 @@ function expressApp() {
   return app;
 }
 
-const server = process.env.EXPRESS === '1' ? createServer(expressApp()) : createServer((req, res) => {
+const server = process.env.EXPRESS === '1' ? createServer(await expressApp()) : createServer((req, res) => {
   const url = new URL(req.url, 'http://bare');
   answer(res, url.pathname === '/api/books' ? list(url)
     : BOOK.test(url.pathname) ? one(decodeURIComponent(BOOK.exec(url.pathname)[1]))
