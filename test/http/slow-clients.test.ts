@@ -6,6 +6,7 @@ import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createHttpServer, stopServer, type HttpServerLimits } from '../../src/adapters/http/http-server.js';
 import { filePart, multipart, multipartType } from '../security/support/multipart.js';
+import { storedFiles } from '../support/books.js';
 import { registerUser, startTestApp, type Session, type TestApp } from '../support/test-app.js';
 
 /**
@@ -78,6 +79,25 @@ describe('slow requests are cut', { timeout: 40_000 }, () => {
       head: head('POST', '/api/books', { Authorization: `Bearer ${alice.token}`, 'Content-Type': multipartType(), 'Content-Length': String(body.length) }),
     });
     expect(upload).toMatchObject({ cut: true, status: 408 });
+  });
+
+  it('leaves nothing staged after 12 uploads stalled at once are cut (attack 4, F1)', async () => {
+    const body = multipart([filePart('Stalled - Upload.txt', 'y'.repeat(50_000))]);
+    const stalled = await Promise.all(Array.from({ length: 12 }, () => run({
+      mode: 'stall', port, first: body.subarray(0, 400).toString('latin1'),
+      head: head('POST', '/api/books', { Authorization: `Bearer ${alice.token}`, 'Content-Type': multipartType(), 'Content-Length': String(body.length) }),
+    })));
+    expect(stalled.map((s) => s.status)).toEqual(Array(12).fill(408));
+    // The staged files go once each request is destroyed, a moment after its 408 (a server that never ends
+    // the body keeps them, open, for ever: the deadline below is reached only by that server).
+    const deadline = performance.now() + DEADLINE_MS;
+    let staged = (await storedFiles(t)).tmp;
+    while (staged.length > 0 && performance.now() < deadline) {
+      await new Promise((r) => setTimeout(r, 50));
+      staged = (await storedFiles(t)).tmp;
+    }
+    expect(staged).toEqual([]);
+    expect((await storedFiles(t)).books).toEqual([]);
   });
 
   it('keeps a slow but steady upload going past several idle periods, to its 201', async () => {

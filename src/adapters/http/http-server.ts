@@ -116,7 +116,7 @@ class BodyIdleWatch {
       }
       if (now - entry.since < this.idleMs) continue;
       this.watched.delete(req);
-      cut(entry.res);
+      cut(req, entry.res);
     }
     if (this.watched.size === 0) this.stop();
   }
@@ -125,8 +125,13 @@ class BodyIdleWatch {
 const hasBody = (req: IncomingMessage): boolean =>
   req.headers['transfer-encoding'] !== undefined || Number(req.headers['content-length'] ?? 0) > 0;
 
-/** Answers 408 `request_timeout` (unless an answer has begun) and closes the connection. */
-function cut(res: ServerResponse): void {
+/**
+ * Answers 408 `request_timeout` (unless an answer has begun), then destroys the request (its readers see it
+ * aborted) and closes the connection. The body must be ended here: once its response has finished, Node emits no
+ * `close`, `aborted` or `error` on the request when the socket goes, so whatever still reads the body (an
+ * upload being staged, its file open) would wait for ever.
+ */
+function cut(req: IncomingMessage, res: ServerResponse): void {
   const socket = res.socket;
   if (!res.headersSent) {
     const problem = requestTimedOut();
@@ -134,8 +139,15 @@ function cut(res: ServerResponse): void {
     res.writeHead(problem.status, { 'Content-Type': 'application/problem+json', 'Content-Length': Buffer.byteLength(body), Connection: 'close' });
     res.end(body);
   }
-  if (socket) setTimeout(() => socket.destroy(), DRAIN_MS).unref();
-  else res.destroy();
+  const end = () => {
+    req.destroy();
+    socket?.destroy();
+  };
+  if (socket) setTimeout(end, DRAIN_MS).unref();
+  else {
+    end();
+    res.destroy();
+  }
 }
 
 /** Listens on host:port (0: any free port); resolves with the port bound once connections are accepted. */
