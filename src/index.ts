@@ -46,6 +46,7 @@ export * from './application/use-cases/authenticate-kobo-device.js';
 export * from './application/use-cases/get-kobo-book-file.js';
 export * from './application/use-cases/get-kobo-cover.js';
 export * from './application/use-cases/kobo-devices.js';
+export * from './application/use-cases/edit-kobo-tags.js';
 export * from './application/use-cases/kobo-library.js';
 export * from './application/use-cases/kobo-sync-scope.js';
 export * from './application/use-cases/sync-kobo-library.js';

@@ -17,7 +17,7 @@ import { shelfRoutes } from '../adapters/http/shelves.routes.js';
 import { userRoutes } from '../adapters/http/users.routes.js';
 import {
   AddBookToShelf, ArchiveKoboBook, AuthenticateKoboDevice, CreateKoboDevice, GetKoboBook, GetKoboBookFile, GetKoboCover, ListKoboDevices, RevokeKoboDevice,
-  SaveKoboTag, SyncKoboLibrary, Authenticate, AuthenticateSyncUser, ChangePassword, CompleteOidcLogin, CreateApiKey,
+  EditKoboTags, SyncKoboLibrary, Authenticate, AuthenticateSyncUser, ChangePassword, CompleteOidcLogin, CreateApiKey,
   CreateShelf, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetBook, GetBookCover, GetBookFile,
   GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles, ListShelfBooks, ListShelves, ListUsers,
   LoginUser, Logout, PullSyncProgress, PushSyncProgress, RegisterUser, RemoveBookFromShelf, RevokeApiKey, StartOidcLink,
@@ -90,8 +90,7 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
       router: koboRouter({
         authenticate: di.resolve(AuthenticateKoboDevice), sync: di.resolve(SyncKoboLibrary), tokens: new KoboSyncTokens(koboTokenKey),
         book: di.resolve(GetKoboBook), getProgress: di.resolve(GetProgress), updateProgress: di.resolve(UpdateProgress), archive: di.resolve(ArchiveKoboBook),
-        file: di.resolve(GetKoboBookFile), cover: di.resolve(GetKoboCover), saveTag: di.resolve(SaveKoboTag), updateShelf: di.resolve(UpdateShelf),
-        deleteShelf: di.resolve(DeleteShelf), addBook: di.resolve(AddBookToShelf), removeBook: di.resolve(RemoveBookFromShelf),
+        file: di.resolve(GetKoboBookFile), cover: di.resolve(GetKoboCover), tags: di.resolve(EditKoboTags),
         store: config.kobo.storeForwarding ? new KoboStore(config.kobo.storeUrl) : null, clock, baseUrlOf: publicBase,
       }),
       checksSecrets: true,

@@ -3,7 +3,7 @@ import {
   AccountLockout, AddBookToShelf, ArchiveKoboBook, AuthEvents, Authenticate, AuthenticateKoboDevice, Authority, AuthenticateApiKey, AuthenticateSyncUser,
   BackfillBookDigests, BackfillChangeFeed, BootstrapAdmin, ChangePassword, CompleteOidcLogin, CreateApiKey, CreateKoboDevice, CreateShelf, CreateUser,
   CurrentPasswordCheck, DeleteBook, DeleteProgress, DeleteShelf, DeleteUser, ExchangeOidcCode, GetKoboBook, GetKoboBookFile, GetKoboCover, ListKoboDevices,
-  RevokeKoboDevice, SaveKoboTag, SyncKoboLibrary,
+  RevokeKoboDevice, EditKoboTags, SyncKoboLibrary,
   FindUserByUsername, GetBook, GetBookCover, GetBookFile, GetProgress, GetShelf, GetUser, ListApiKeys, ListBooks, ListRoles,
   ListShelfBooks, ListShelves, ListUsers, type LoginPolicies, LoginUser, Logout, OIDC_ATTEMPT_POLICY, OidcAccounts,
   OidcAttemptLimiter, PullSyncProgress, PurgeExpiredRecords, PushSyncProgress, ReconcileBookStorage, RegisterUser,
@@ -90,8 +90,9 @@ export function registerUseCases(di: DependencyContainer, config: Config, loginP
     p.LoginThrottleRepository, p.Clock, { address: loginPolicies.address, device: loginPolicies.account }, c.resolve(AuthEvents)));
   singleton(SyncKoboLibrary, (p) => new SyncKoboLibrary(p.ChangeFeedRepository, p.BookRepository, p.ShelfRepository, p.ProgressRepository,
     p.KoboDeviceRepository, p.Clock, KOBO_SYNC_PAGE_SIZE));
-  singleton(ArchiveKoboBook, (p, c) => new ArchiveKoboBook(p.BookRepository, p.KoboDeviceRepository, c.resolve(Authority)));
-  singleton(SaveKoboTag, (p, c) => new SaveKoboTag(p.ShelfRepository, c.resolve(CreateShelf), c.resolve(AddBookToShelf)));
+  singleton(ArchiveKoboBook, (p, c) => new ArchiveKoboBook(p.BookRepository, p.ShelfRepository, p.KoboDeviceRepository, c.resolve(Authority)));
+  singleton(EditKoboTags, (p, c) => new EditKoboTags(p.ShelfRepository, c.resolve(CreateShelf), c.resolve(UpdateShelf), c.resolve(DeleteShelf),
+    c.resolve(AddBookToShelf), c.resolve(RemoveBookFromShelf)));
   singleton(GetKoboBook, (p) => new GetKoboBook(p.BookRepository, p.ShelfRepository));
   singleton(GetKoboBookFile, (p) => new GetKoboBookFile(p.BookRepository, p.ShelfRepository, p.BlobStore, p.UploadStaging, p.KepubConverter, p.Logger));
   singleton(GetKoboCover, (p) => new GetKoboCover(p.BookRepository, p.ShelfRepository, p.BlobStore, p.CoverResizer));

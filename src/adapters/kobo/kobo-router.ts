@@ -153,7 +153,7 @@ export function koboRouter(deps: KoboDeps): Router {
 
   router.delete('/v1/library/:id', async (req, res) => {
     const { actor, device } = sessionOf(res);
-    const done = await ours(req, res, async () => deps.archive.execute(actor, device.id, String(req.params['id'])).then(() => true));
+    const done = await ours(req, res, async () => deps.archive.execute({ actor, device }, String(req.params['id'])).then(() => true));
     if (done) res.status(204).end();
   });
 

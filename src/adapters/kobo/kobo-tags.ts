@@ -1,21 +1,13 @@
 import type { Request, Response, Router } from 'express';
 import { z } from 'zod';
-import type { AddBookToShelf } from '../../application/use-cases/add-book-to-shelf.js';
-import type { DeleteShelf } from '../../application/use-cases/delete-shelf.js';
-import type { SaveKoboTag } from '../../application/use-cases/kobo-library.js';
-import type { RemoveBookFromShelf } from '../../application/use-cases/remove-book-from-shelf.js';
-import type { UpdateShelf } from '../../application/use-cases/update-shelf.js';
-import { bookNotFound, bookNotOnShelf, hasCodeOf, invalidInput } from '../../domain/error-catalogue.js';
 import type { KoboSession } from '../../application/use-cases/authenticate-kobo-device.js';
+import type { EditKoboTags } from '../../application/use-cases/edit-kobo-tags.js';
+import { invalidInput } from '../../domain/error-catalogue.js';
 import { isCleanName, NAME_CONTROL_MESSAGE } from '../../domain/text.js';
 import { koboJson } from './kobo-body.js';
 
 export interface KoboTagDeps {
-  readonly saveTag: SaveKoboTag;
-  readonly updateShelf: UpdateShelf;
-  readonly deleteShelf: DeleteShelf;
-  readonly addBook: AddBookToShelf;
-  readonly removeBook: RemoveBookFromShelf;
+  readonly tags: EditKoboTags;
 }
 
 const Items = z.array(z.object({ Type: z.string().max(100), RevisionId: z.string().max(200).optional() })).max(10_000);
@@ -36,42 +28,34 @@ const bookIdsOf = (items: z.infer<typeof Items> | undefined): string[] =>
   (items ?? []).filter((i) => i.Type === 'ProductRevisionTagItem' && i.RevisionId).map((i) => i.RevisionId!);
 
 /**
- * Kobo collections edited on the device, as the owner's shelves (with the shelf rules: a name taken
- * by another of the owner's shelves, shelves:write, ownership): create (or reuse by name) with items,
- * rename, delete, add items, remove items.
+ * Kobo collections edited on the device, as the owner's shelves (EditKoboTags: the shelf rules, and a
+ * device limited to shelves kept to them): create (or reuse by name) with items, rename, delete, add
+ * items, remove items.
  */
 export function koboTagRoutes(router: Router, deps: KoboTagDeps, json: (res: Response, status: number, body: unknown) => void): void {
   const body = koboJson('1mb');
-  const actor = (res: Response) => (res.locals['koboSession'] as KoboSession).actor;
+  const session = (res: Response) => res.locals['koboSession'] as KoboSession;
   const tagId = (req: Request) => String(req.params['tagId']);
   router.post('/v1/library/tags', body, async (req, res) => {
     const { Name, Items: items } = parsed(CreateBody, req.body);
-    const shelf = await deps.saveTag.execute(actor(res), Name, bookIdsOf(items));
+    const shelf = await deps.tags.create(session(res), Name, bookIdsOf(items));
     json(res, 201, shelf.id);
   });
   router.put('/v1/library/tags/:tagId', body, async (req, res) => {
     const { Name } = parsed(RenameBody, req.body);
-    await deps.updateShelf.execute(actor(res), { shelfId: tagId(req), name: Name });
+    await deps.tags.rename(session(res), tagId(req), Name);
     res.status(200).type('text/plain').send(' ');
   });
   router.delete('/v1/library/tags/:tagId', async (req, res) => {
-    await deps.deleteShelf.execute(actor(res), tagId(req));
+    await deps.tags.delete(session(res), tagId(req));
     res.status(200).type('text/plain').send(' ');
   });
   router.post('/v1/library/tags/:tagId/items', body, async (req, res) => {
-    for (const bookId of bookIdsOf(parsed(ItemsBody, req.body).Items)) {
-      await deps.addBook.execute(actor(res), { shelfId: tagId(req), bookId }).catch((e: unknown) => ignore(e, () => bookNotFound(bookId)));
-    }
+    await deps.tags.addItems(session(res), tagId(req), bookIdsOf(parsed(ItemsBody, req.body).Items));
     res.status(201).end();
   });
   router.post('/v1/library/tags/:tagId/items/delete', body, async (req, res) => {
-    for (const bookId of bookIdsOf(parsed(ItemsBody, req.body).Items)) {
-      await deps.removeBook.execute(actor(res), { shelfId: tagId(req), bookId }).catch((e: unknown) => ignore(e, () => bookNotOnShelf(bookId)));
-    }
+    await deps.tags.removeItems(session(res), tagId(req), bookIdsOf(parsed(ItemsBody, req.body).Items));
     res.status(200).end();
   });
-}
-
-function ignore(error: unknown, expected: () => Error & { code: string }): void {
-  if (!hasCodeOf(error, expected as never)) throw error;
 }

@@ -22,7 +22,7 @@ export interface KoboSyncScope {
 
 /** The device's scope now, its shelves read once. */
 export async function koboSyncScope(actor: Actor, device: KoboDevice, devices: KoboDeviceRepository, books: BookRepository, shelves: ShelfRepository): Promise<KoboSyncScope> {
-  const shelfBooks = await shelfBooksOf(actor, device, shelves);
+  const shelfBooks = await koboShelfBooks({ actor, device }, shelves);
   return {
     limited: shelfBooks !== null,
     async booksAmong(ids) {
@@ -35,7 +35,7 @@ export async function koboSyncScope(actor: Actor, device: KoboDevice, devices: K
 }
 
 /** The books on the device's shelves (those the owner can still see), or null for a device not limited to shelves. */
-async function shelfBooksOf(actor: Actor, device: KoboDevice, shelves: ShelfRepository): Promise<Set<string> | null> {
+export async function koboShelfBooks({ actor, device }: { readonly actor: Actor; readonly device: KoboDevice }, shelves: ShelfRepository): Promise<Set<string> | null> {
   if (device.shelfIds.length === 0) return null;
   const shelfBooks = new Set<string>();
   for (const shelfId of device.shelfIds) {
@@ -54,7 +54,7 @@ async function shelfBooksOf(actor: Actor, device: KoboDevice, shelves: ShelfRepo
 export async function findKoboBook(books: BookRepository, shelves: ShelfRepository, session: { readonly actor: Actor; readonly device: KoboDevice }, id: string): Promise<Book> {
   const book = await findReadableBook(books, session.actor, id);
   if (!KOBO_FORMATS.includes(book.format)) throw bookNotFound(id);
-  const shelfBooks = await shelfBooksOf(session.actor, session.device, shelves);
+  const shelfBooks = await koboShelfBooks(session, shelves);
   if (shelfBooks && !shelfBooks.has(book.id)) throw bookNotFound(id);
   return book;
 }
