@@ -29,6 +29,7 @@ const STATE = (id: string) => ({
 describe.each(STORES)('a Kobo limited to shelves opens only their books ($name)', ({ env }) => {
   let dir: string;
   let t: TestApp;
+  let admin: Session;
   let alice: Session;
   let limited: KoboDeviceUrl;
   let everything: KoboDeviceUrl;
@@ -40,7 +41,7 @@ describe.each(STORES)('a Kobo limited to shelves opens only their books ($name)'
   beforeAll(async () => {
     dir = mkdtempSync(join(tmpdir(), 'stacks-kobo-scope-'));
     t = await startTestApp(await env(dir));
-    await registerUser(t.app, 'admin');
+    admin = await registerUser(t.app, 'admin');
     alice = await registerUser(t.app, 'alice');
     inside = (await upload(t.app, alice, await buildEpub({ title: 'On the shelf' }), 'inside.epub').expect(201)).body.id;
     outside = (await upload(t.app, alice, await buildEpub({ title: 'Off every shelf' }), 'outside.epub').expect(201)).body.id;
@@ -140,5 +141,13 @@ describe.each(STORES)('a Kobo limited to shelves opens only their books ($name)'
     // Not archived on it: were it put on its shelf, the device would get it.
     expect((await koboCall(t.app, everything, 'delete', `/v1/library/${inside}`)).status).toBe(204);
     expect((await koboCall(t.app, limited, 'delete', `/v1/library/${inside}`)).status).toBe(204);
+  });
+
+  it('refuses its own shelf by name to an owner who may no longer change shelves (reader): 403, even with no items (runs last: it changes alice\'s roles)', async () => {
+    expect((await as(t.app, admin).patch(`/api/users/${alice.user.id}`, { roles: ['reader'] })).status).toBe(200);
+    const answer = await koboCall(t.app, limited, 'post', '/v1/library/tags').send({ Name: 'Night', Items: [] });
+    expect(answer.status).toBe(403);
+    expect(answer.body.code).toBe('permission_denied');
+    expect(((await as(t.app, admin).get(`/api/shelves/${night}/books`)).body.items as { id: string }[]).map((b) => b.id)).toEqual([inside]);
   });
 });

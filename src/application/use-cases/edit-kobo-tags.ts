@@ -1,4 +1,5 @@
 import { bookNotFound, bookNotOnShelf, hasCodeOf, permissionDenied, shelfNameTaken, shelfNotFound } from '../../domain/error-catalogue.js';
+import { canCreateShelf } from '../../domain/policies.js';
 import type { Shelf } from '../../domain/shelf.js';
 import { shelfNameKey } from '../../domain/shelf-rules.js';
 import type { ShelfRepository } from '../ports.js';
@@ -84,8 +85,9 @@ export class EditKoboTags {
     if (shelfIds.length > 0 && !shelfIds.includes(shelfId)) throw shelfNotFound(shelfId);
   }
 
-  /** The limited device's own shelf of that name; a new name is refused. */
+  /** The limited device's own shelf of that name (with the permission to make shelves, as CreateShelf asks); a new name is refused. */
   private async deviceShelfNamed(session: Session, name: string): Promise<Shelf> {
+    if (!canCreateShelf(session.actor)) throw permissionDenied();
     const key = shelfNameKey(name.trim());
     for (const shelfId of session.device.shelfIds) {
       const shelf = await this.shelves.findById(shelfId);
