@@ -13,15 +13,20 @@ import type { UpdateShelf } from './update-shelf.js';
 
 type Session = Pick<KoboSession, 'actor' | 'device'>;
 
+/** The distinct ids among `ids`, and for a device limited to shelves only those on them (`limitedTo`). */
+const within = (limitedTo: ReadonlySet<string> | null, ids: readonly string[]): string[] =>
+  [...new Set(ids)].filter((id) => limitedTo === null || limitedTo.has(id));
+
 /**
  * Kobo collections edited on the device, as its owner's shelves, with the shelf rules and permissions of
  * CreateShelf, UpdateShelf, DeleteShelf, AddBookToShelf and RemoveBookFromShelf. Items Stacks does not know
  * are ignored, as Calibre-Web does.
  *
- * A device limited to shelves changes only those shelves, with only the books it gets: any other shelf is
+ * A device limited to shelves changes only those shelves, with only the books on them: any other shelf is
  * 404 as an unknown one, a collection of a new name is refused (403), and books off its shelves are ignored
- * as unknown ones are. Else whoever holds its URL could change the owner's other shelves, or put any of the
- * owner's books on its own shelves and so download them.
+ * (added or removed) as unknown ones are. Else whoever holds its URL could change the owner's other shelves,
+ * or put any of the owner's books on its own shelves and so download them. A book listed twice in one request
+ * is handled once.
  */
 export class EditKoboTags {
   constructor(
@@ -42,7 +47,7 @@ export class EditKoboTags {
         if (!hasCodeOf(error, shelfNameTaken)) throw error;
         return this.ownShelfNamed(session, name);
       });
-    await this.add(session, shelf.id, limitedTo ? bookIds.filter((id) => limitedTo.has(id)) : bookIds);
+    await this.add(session, shelf.id, within(limitedTo, bookIds));
     return (await this.shelves.findById(shelf.id)) ?? shelf;
   }
 
@@ -58,13 +63,12 @@ export class EditKoboTags {
 
   async addItems(session: Session, shelfId: string, bookIds: readonly string[]): Promise<void> {
     this.inScope(session, shelfId);
-    const limitedTo = await koboShelfBooks(session, this.shelves);
-    await this.add(session, shelfId, limitedTo ? bookIds.filter((id) => limitedTo.has(id)) : bookIds);
+    await this.add(session, shelfId, within(await koboShelfBooks(session, this.shelves), bookIds));
   }
 
   async removeItems(session: Session, shelfId: string, bookIds: readonly string[]): Promise<void> {
     this.inScope(session, shelfId);
-    for (const bookId of bookIds) {
+    for (const bookId of within(await koboShelfBooks(session, this.shelves), bookIds)) {
       await this.removeBook.execute(session.actor, { shelfId, bookId }).catch((error: unknown) => {
         if (!hasCodeOf(error, () => bookNotOnShelf(bookId))) throw error;
       });
