@@ -20,15 +20,15 @@ const TSCONFIG = {
     target: 'ES2022', module: 'NodeNext', moduleResolution: 'NodeNext', lib: ['ES2023'], types: ['node'],
     strict: true, noUncheckedIndexedAccess: true, skipLibCheck: true,
   },
-  files: ['main.ts', 'readme.ts'],
+  files: ['main.ts', 'snippet.ts'],
 };
 
-/** The README's snippet (the first ts block under "A typed client from /openapi.json"): it must compile too. */
-function readmeSnippet(): string {
-  const readme = readFileSync(join(ROOT, 'README.md'), 'utf8');
-  const section = readme.slice(readme.indexOf('### A typed client from /openapi.json'));
+/** The snippet in docs/clients.md (the first ts block under "A typed client from /openapi.json"): it must compile too. */
+function docsSnippet(): string {
+  const doc = readFileSync(join(ROOT, 'docs/clients.md'), 'utf8');
+  const section = doc.slice(doc.indexOf('## A typed client from /openapi.json'));
   const snippet = /```ts\n([\s\S]*?)```/.exec(section)?.[1];
-  if (!snippet) throw new Error('README.md: no ts snippet under "A typed client from /openapi.json"');
+  if (!snippet) throw new Error('docs/clients.md: no ts snippet under "A typed client from /openapi.json"');
   return snippet;
 }
 
@@ -41,13 +41,13 @@ async function node(cwd: string, args: string[], env: Record<string, string> = {
     .catch((error: { code?: number; stdout?: string; stderr?: string }) => ({ code: error.code ?? 1, stdout: error.stdout ?? '', stderr: error.stderr ?? '' }));
 }
 
-/** A fresh folder holding the example client (test/openapi/client/stacks-example.ts) as main.ts and the README's snippet, as a user's project would. */
+/** A fresh folder holding the example client (test/openapi/client/stacks-example.ts) as main.ts and the snippet in docs/clients.md, as a user's project would. */
 function userProject(): string {
   const outputs = join(ROOT, 'test-output');
   mkdirSync(outputs, { recursive: true });
   const dir = mkdtempSync(join(outputs, 'generated-client-'));
   copyFileSync(join(ROOT, 'test/openapi/client/stacks-example.ts'), join(dir, 'main.ts'));
-  writeFileSync(join(dir, 'readme.ts'), readmeSnippet());
+  writeFileSync(join(dir, 'snippet.ts'), docsSnippet());
   writeFileSync(join(dir, 'package.json'), JSON.stringify({ type: 'module', private: true }));
   writeFileSync(join(dir, 'tsconfig.json'), JSON.stringify(TSCONFIG));
   return dir;
@@ -73,7 +73,7 @@ describe('a TypeScript client generated from the served /openapi.json (openapi-t
     for (const dir of dirs) rmSync(dir, { recursive: true, force: true });
   });
 
-  it('compiles the README snippet and the example; the example registers, uploads, lists and records progress against the running server', { timeout: 180_000 }, async () => {
+  it('compiles the docs snippet and the example; the example registers, uploads, lists and records progress against the running server', { timeout: 180_000 }, async () => {
     const dir = userProject();
     dirs.push(dir);
     const generated = await generate(dir, `${baseUrl}/openapi.json`);
