@@ -18,7 +18,7 @@ import {
 
 /**
  * Every error code the core and its adapters raise, each built here and nowhere else, with one
- * message per code. README.md "## Errors" lists them (checked by test/unit/domain/error-catalogue.test.ts).
+ * message per code. docs/errors.md lists them (checked by test/unit/domain/error-catalogue.test.ts).
  */
 
 /** Input breaks a rule; `detail` says which, `errors` name the fields. */

@@ -22,7 +22,7 @@ function library(size: number): Book[] {
   }));
 }
 
-/** What each query shape matches, by the rules of the contract (README "Search text"). */
+/** What each query shape matches, by the rules of the contract (docs/decisions/search.md, "Search text"). */
 type Shape = Pick<BookQuery, 'q' | 'tag' | 'author' | 'format'>;
 function matches(book: Book, shape: Shape): boolean {
   return (shape.q === undefined || bookSearchText(book).includes(shape.q.toLowerCase()))

@@ -12,7 +12,7 @@ import request from 'supertest';
  * The real-world corpus (test/fixtures/realworld, built by make.sh with calibre, pandoc, ImageMagick,
  * ghostscript and qpdf) uploaded through the API on every store, each book compared field by field
  * with what calibre's `ebook-meta` reported for the same file. A difference passes only when a rule
- * of support/calibre-view.ts names it; the README lists those rules.
+ * of support/calibre-view.ts names it; docs/clients.md ("Files and clients tried") lists those rules.
  */
 const { calibre: calibreVersion, files } = calibreViews();
 const names = Object.keys(files).sort();
@@ -76,6 +76,6 @@ describe.each(STORES)('real-world corpus on $name: every file calibre reads is a
   }, 60_000);
 });
 
-it('every rule the README names is one some corpus file needs', () => {
+it('every rule docs/clients.md names is one some corpus file needs', () => {
   expect([...rulesSeen.keys()].sort()).toEqual(Object.keys(RULES).sort());
 });

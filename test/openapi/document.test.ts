@@ -19,7 +19,7 @@ const operationsOf = (doc: OpenApiDocument) => Object.entries(doc.paths).flatMap
   .filter(([method]) => METHODS.has(method)).map(([method, op]) => ({ key: `${method.toUpperCase()} ${path}`, op: op as Operation })));
 const keyOf = (r: AnyRoute) => `${r.method.toUpperCase()} ${r.path}`;
 
-/** Client method names that README examples and users' generated clients call: each keeps its operation. */
+/** Client method names that the examples in docs/ and users' generated clients call: each keeps its operation. */
 const NAMED = {
   listBooks: 'GET /api/books', getBook: 'GET /api/books/{id}', uploadBook: 'POST /api/books', updateBook: 'PATCH /api/books/{id}',
   deleteBook: 'DELETE /api/books/{id}', downloadBookFile: 'GET /api/books/{id}/file', getBookCover: 'GET /api/books/{id}/cover',

@@ -37,7 +37,7 @@ export interface StacksBook {
 
 /**
  * Where Stacks deliberately reads a file differently from calibre: each rule says why, and is listed in
- * the README ("Files and clients tried"). A rule only ever explains one field of one kind of file.
+ * docs/clients.md ("Files and clients tried"). A rule only ever explains one field of one kind of file.
  */
 export const RULES = {
   'length-limits': 'Stacks caps a title at 500 characters and an author at 200 (calibre keeps any length)',

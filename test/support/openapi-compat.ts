@@ -1,6 +1,6 @@
 /**
  * Breaking changes between two OpenAPI 3.1 documents, as a client generated from the previous one
- * meets them (test/openapi/compatibility.test.ts; README "API versioning"). No npm tool fits: the
+ * meets them (test/openapi/compatibility.test.ts; docs/clients.md, "API versioning"). No npm tool fits: the
  * diff tools on the registry read OpenAPI 3.0 only (openapi-diff refuses 3.1; api-smart-diff calls a
  * response field's type change non-breaking), download a binary at install, or report usage.
  *

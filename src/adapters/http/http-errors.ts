@@ -2,7 +2,7 @@ import { BadRequestError, NotFoundError, TooLargeError, UnsupportedTypeError, ty
 
 /**
  * Codes only the HTTP transport raises (framing, parsing, routing), each built here and nowhere
- * else. The domain's codes live in domain/error-catalogue.ts; README.md "## Errors" lists both.
+ * else. The domain's codes live in domain/error-catalogue.ts; docs/errors.md lists both.
  */
 
 /** The part of a request a field error was found in; the error handler says `body` when none is named. */

@@ -2,7 +2,7 @@ import { OpenAPIRegistry, OpenApiGeneratorV31 } from '@asteasolutions/zod-to-ope
 
 /**
  * The API version (`info.version`), semver: a breaking change to the document bumps the major, an
- * addition may bump the minor. test/openapi/compatibility.test.ts holds the document to it (README:
+ * addition may bump the minor. test/openapi/compatibility.test.ts holds the document to it (docs/clients.md:
  * "API versioning").
  */
 export const API_VERSION = '1.1.0';

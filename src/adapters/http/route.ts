@@ -36,7 +36,7 @@ export interface RouteSpec<P, Q, B> {
   readonly path: string;
   /**
    * The client method name generators use (`listBooks`): camelCase, unique, and stable across path
-   * changes (renaming one is a breaking change; see the README's API versioning).
+   * changes (renaming one is a breaking change; see docs/clients.md, "API versioning").
    */
   readonly operationId: string;
   readonly summary: string;

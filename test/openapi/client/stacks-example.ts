@@ -1,5 +1,5 @@
 // A Stacks client as a user writes one: types generated from /openapi.json by openapi-typescript,
-// requests sent by openapi-fetch (README: "A typed client from /openapi.json"). The suite generates
+// requests sent by openapi-fetch (docs/clients.md: "A typed client from /openapi.json"). The suite generates
 // the types from the running service, compiles this file with tsc and runs it
 // (test/openapi/generated-client.test.ts), so a breaking change to the document fails CI.
 import { readFile } from 'node:fs/promises';
