@@ -6,11 +6,11 @@ import type { Actor } from '../../domain/actor.js';
 import { kosyncRegistrationClosed } from '../../domain/error-catalogue.js';
 import { SYNC_LIMITS } from '../../domain/kosync.js';
 import { kosyncErrors, kosyncJsonBody, presentSyncState, sendKosync, sendKosyncRefusal } from './kosync-responses.js';
-import { methodNotAllowed, routeNotFound } from './http-errors.js';
+import { methodNotAllowed, routeNotFound } from '../http/http-errors.js';
 import type { Logger } from 'pino';
-import { parse } from './route.js';
-import { nameText } from './schemas/text.js';
-import { z } from './zod.js';
+import { parse } from '../http/route.js';
+import { nameText } from '../http/schemas/text.js';
+import { z } from '../http/zod.js';
 
 export interface KosyncDeps {
   readonly authenticate: AuthenticateSyncUser;

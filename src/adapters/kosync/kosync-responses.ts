@@ -4,8 +4,8 @@ import type { Logger } from 'pino';
 import { kosyncRegistrationClosed, payloadTooLarge } from '../../domain/error-catalogue.js';
 import { DomainError, RateLimitedError, ValidationError } from '../../domain/errors.js';
 import { unixSeconds, type SyncState } from '../../domain/kosync.js';
-import { causeOf, knownErrorOf, setRetryAfter, statusOf } from './error-handler.js';
-import { internalError, malformedJson, unsupportedMediaType } from './http-errors.js';
+import { causeOf, knownErrorOf, setRetryAfter, statusOf } from '../http/error-handler.js';
+import { internalError, malformedJson, unsupportedMediaType } from '../http/http-errors.js';
 import { readerMessage } from './kosync-messages.js';
 
 /**
