@@ -2,11 +2,13 @@ import { apiKeyRoutes } from '../adapters/http/api-keys.routes.js';
 import type { HttpDeps } from '../adapters/http/app.js';
 import { bookRoutes } from '../adapters/http/books.routes.js';
 import { healthRoutes } from '../adapters/http/health.routes.js';
+import { causeOf, knownErrorOf, setRetryAfter, statusOf } from '../adapters/http/error-handler.js';
+import { internalError, malformedJson, methodNotAllowed, routeNotFound, unsupportedMediaType } from '../adapters/http/http-errors.js';
 import { identityRoutes } from '../adapters/http/identity.routes.js';
-import { kosyncErrors } from '../adapters/kosync/kosync-responses.js';
 import { loadedOnFirstRequest } from '../adapters/http/loaded-on-first-request.js';
 import { koboDeviceRoutes } from '../adapters/http/kobo-devices.routes.js';
 import { kosyncRouter } from '../adapters/kosync/kosync-router.js';
+import { kosyncErrors, type KosyncTransport } from '../adapters/kosync/kosync-responses.js';
 import { koboRouter } from '../adapters/kobo/kobo-router.js';
 import { KoboStore } from '../adapters/kobo/kobo-store.js';
 import { KoboSyncTokens } from '../adapters/kobo/kobo-sync-token.js';
@@ -26,6 +28,11 @@ import {
 import type { StacksContainer } from './container.js';
 import { baseUrlOf } from './public-base.js';
 import { portsOf } from './tokens.js';
+
+/** What KOReader sync takes from the HTTP transport: its reading of errors (the one status table) and its own codes. */
+const kosyncTransport: KosyncTransport = {
+  knownErrorOf, statusOf, setRetryAfter, causeOf, internalError, malformedJson, unsupportedMediaType, routeNotFound, methodNotAllowed,
+};
 
 /** Every route and the OPDS catalog, each over the use cases registered under their class. */
 export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer): HttpDeps {
@@ -81,8 +88,8 @@ export function httpDepsFrom({ di, rateCounter, koboTokenKey }: StacksContainer)
       listShelves: di.resolve(ListShelves), getShelf: di.resolve(GetShelf), listShelfBooks: di.resolve(ListShelfBooks),
     })), checksSecrets: true }, {
       path: '/kosync',
-      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), logger }),
-      errors: kosyncErrors(logger),
+      router: kosyncRouter({ authenticate: di.resolve(AuthenticateSyncUser), push: di.resolve(PushSyncProgress), pull: di.resolve(PullSyncProgress), logger, transport: kosyncTransport }),
+      errors: kosyncErrors(logger, kosyncTransport),
       answersEverything: true,
       checksSecrets: true,
     }, {

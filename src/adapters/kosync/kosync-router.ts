@@ -5,12 +5,11 @@ import type { PushSyncProgress } from '../../application/use-cases/push-sync-pro
 import type { Actor } from '../../domain/actor.js';
 import { kosyncRegistrationClosed } from '../../domain/error-catalogue.js';
 import { SYNC_LIMITS } from '../../domain/kosync.js';
-import { kosyncErrors, kosyncJsonBody, presentSyncState, sendKosync, sendKosyncRefusal } from './kosync-responses.js';
-import { methodNotAllowed, routeNotFound } from '../http/http-errors.js';
+import { isCleanName, NAME_CONTROL_MESSAGE } from '../../domain/text.js';
 import type { Logger } from 'pino';
-import { parse } from '../http/route.js';
-import { nameText } from '../http/schemas/text.js';
-import { z } from '../http/zod.js';
+import { z } from 'zod';
+import { parse } from './kosync-parse.js';
+import { kosyncErrors, kosyncJsonBody, presentSyncState, sendKosync, sendKosyncRefusal, type KosyncTransport } from './kosync-responses.js';
 
 export interface KosyncDeps {
   readonly authenticate: AuthenticateSyncUser;
@@ -18,7 +17,11 @@ export interface KosyncDeps {
   readonly logger: Logger;
   readonly push: PushSyncProgress;
   readonly pull: PullSyncProgress;
+  readonly transport: KosyncTransport;
 }
+
+/** A name field (the device's name and id): the text rule, and no tab or line break either. */
+const nameText = (max: number) => z.string().max(max).refine(isCleanName, NAME_CONTROL_MESSAGE);
 
 /** KOReader's push (`progress` is a string, `percentage` a number); its optional `metadata` and `identifiers` are accepted and ignored, any other field refused. */
 const PushBody = z.strictObject({
@@ -63,7 +66,7 @@ export function kosyncRouter(deps: KosyncDeps): Router {
     throw kosyncRegistrationClosed();
   });
   router.get('/users/auth', signIn, (_req, res) => sendKosync(res, 200, { authorized: 'OK' }));
-  router.put('/syncs/progress', signIn, kosyncJsonBody, async (req, res) => {
+  router.put('/syncs/progress', signIn, kosyncJsonBody(deps.transport), async (req, res) => {
     const { document, progress, percentage, device, device_id: deviceId } = parse(PushBody, req.body, 'body');
     sendKosync(res, 200, await deps.push.execute(actorOf(res), { document, progress, percentage, device, deviceId }));
   });
@@ -75,11 +78,11 @@ export function kosyncRouter(deps: KosyncDeps): Router {
   // Anything else under /kosync: a known path asked with another method is 405 with Allow, the rest 404, both as KOReader reads them.
   router.use((req, res) => {
     const allowed = KOSYNC_ROUTES.filter((r) => r.path.test(req.path)).map((r) => r.method);
-    if (allowed.length === 0) return sendKosyncRefusal(res, 404, routeNotFound(req.method, req.path).code);
+    if (allowed.length === 0) return sendKosyncRefusal(res, 404, deps.transport.routeNotFound(req.method, req.path).code);
     res.setHeader('Allow', [...allowed, ...(allowed.includes('GET') ? ['HEAD'] : [])].join(', '));
-    const refusal = methodNotAllowed(req.method);
+    const refusal = deps.transport.methodNotAllowed(req.method);
     sendKosyncRefusal(res, refusal.status, refusal.code);
   });
-  router.use(kosyncErrors(deps.logger));
+  router.use(kosyncErrors(deps.logger, deps.transport));
   return router;
 }
