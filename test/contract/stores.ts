@@ -96,7 +96,7 @@ function inTempDir(name: string, open: (dir: string, limits: StoreLimits) => Omi
  * Every adapter the contract suites run against. Add a new store here (MongoDB: open a fresh
  * database per call, drop it in dispose) and every suite covers it.
  */
-export const STORE_FACTORIES: readonly StoreFactory[] = [
+const ALL_STORE_FACTORIES: readonly StoreFactory[] = [
   {
     name: 'memory',
     async open(limits = {}) {
@@ -107,6 +107,20 @@ export const STORE_FACTORIES: readonly StoreFactory[] = [
   inTempDir('sqlite', (dir, limits) => createSqliteStore(dir, limits)),
   mongoFactory(),
 ];
+
+/**
+ * The stores named in STACKS_TEST_STORES (comma-separated, by the first word of their name: `memory`,
+ * `sqlite`, `mongo`), or every store when it is unset. `npm run test:fast` sets it to `memory`.
+ */
+export function storesNamed(wanted: string | undefined, factories: readonly StoreFactory[] = ALL_STORE_FACTORIES): readonly StoreFactory[] {
+  if (wanted === undefined || wanted.trim() === '') return factories;
+  const names = new Set(wanted.split(',').map((name) => name.trim()));
+  const unknown = [...names].filter((name) => !factories.some((f) => f.name.split(' ')[0] === name));
+  if (unknown.length > 0) throw new Error(`STACKS_TEST_STORES names no store: ${unknown.join(', ')}`);
+  return factories.filter((f) => names.has(f.name.split(' ')[0]!));
+}
+
+export const STORE_FACTORIES: readonly StoreFactory[] = storesNamed(process.env.STACKS_TEST_STORES);
 
 /** Opens a fresh store (built with `limits`) before each test of the calling suite and disposes of it after. */
 export function useStore(factory: StoreFactory, limits: StoreLimits = {}): () => ContractStore {
