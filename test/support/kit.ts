@@ -11,3 +11,4 @@ export { GatedPasswordHasher, type HashGate } from './gated-password-hasher.js';
 export { SequentialSecrets } from './secrets.js';
 export { aWorld, type World, type WorldFiles, type WorldOptions } from './use-case-world.js';
 export { DEFAULT_WORLD_SETTINGS, type WorldSettings } from './world-settings.js';
+export { aKoboSession, KOBO_ADDRESS } from './kobo-session.js';

@@ -9,3 +9,10 @@ export class SequentialSecrets extends CryptoSecretGenerator {
     return `secret-${this.n}`;
   }
 }
+
+/** SequentialSecrets shaped as a Kobo sync URL's secret (43 URL-safe characters): `secret-1___...`. */
+export class SequentialUrlSecrets extends SequentialSecrets {
+  override generate(): string {
+    return super.generate().padEnd(43, '_');
+  }
+}

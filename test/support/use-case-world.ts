@@ -1,6 +1,12 @@
 import { JwtTokenService } from '../../src/adapters/identity/jwt-token-service.js';
 import { createMemoryStore } from '../../src/adapters/memory/memory-store.js';
 import type { BlobStore, MetadataReader, PasswordHasher, UploadStaging } from '../../src/application/ports.js';
+import { recordingRepositories } from '../../src/application/recording-repositories.js';
+import { AuthenticateKoboDevice } from '../../src/application/use-cases/authenticate-kobo-device.js';
+import { EditKoboTags } from '../../src/application/use-cases/edit-kobo-tags.js';
+import { CreateKoboDevice, ListKoboDevices, RevokeKoboDevice } from '../../src/application/use-cases/kobo-devices.js';
+import { ArchiveKoboBook, GetKoboBook } from '../../src/application/use-cases/kobo-library.js';
+import { SyncKoboLibrary } from '../../src/application/use-cases/sync-kobo-library.js';
 import { AddBookToShelf } from '../../src/application/use-cases/add-book-to-shelf.js';
 import { Authenticate } from '../../src/application/use-cases/authenticate.js';
 import { Authority } from '../../src/application/use-cases/authority.js';
@@ -62,7 +68,7 @@ import { FakeClock } from './clock.js';
 import { SequentialIds } from './ids.js';
 import { FakeOidcProvider } from './oidc-provider.js';
 import { PlainPasswordHasher } from './password-hasher.js';
-import { SequentialSecrets } from './secrets.js';
+import { SequentialSecrets, SequentialUrlSecrets } from './secrets.js';
 import { DEFAULT_WORLD_SETTINGS, type WorldSettings } from './world-settings.js';
 
 export interface WorldFiles {
@@ -90,14 +96,16 @@ export interface WorldOptions extends Partial<WorldSettings> {
 
 /**
  * Every use case over one fresh in-memory store, a fixed clock, sequential ids, the real JWT
- * service, a deterministic password hasher and a fake OpenID Provider.
+ * service, a deterministic password hasher and a fake OpenID Provider. Writes of books, shelves and
+ * reading states go to the change feed too (`store.changes`), as the service wires them.
  */
 export function aWorld(options: WorldOptions = {}) {
   const settings: WorldSettings = { ...DEFAULT_WORLD_SETTINGS, ...options };
   const store = createMemoryStore();
-  const { users, books, shelves, revocations, throttle, oneTimeCodes: codes, apiKeys, progress, digests, syncDocuments, knownAddresses } = store;
+  const { users, revocations, throttle, oneTimeCodes: codes, apiKeys, digests, syncDocuments, knownAddresses, koboDevices } = store;
   const { staging, blobs, metadata } = options.files ?? NO_FILES;
   const clock = new FakeClock();
+  const { books, shelves, progress } = recordingRepositories(store, store.changes, clock);
   const ids = new SequentialIds(options.idPrefix ?? 'id-');
   const hasher: PasswordHasher = options.hasher ?? new PlainPasswordHasher();
   const tokens = new JwtTokenService({ secret: settings.jwtSecret, expiresInSeconds: 3600, clock, ids: new SequentialIds('jti-') });
@@ -114,6 +122,11 @@ export function aWorld(options: WorldOptions = {}) {
   const currentPassword = new CurrentPasswordCheck(hasher, throttle, clock, settings.loginPolicies.account, events);
   const startOidcLogin = new StartOidcLogin(oidc, codes, secrets, clock, limiter, settings.oidcFlow);
   const updateProgress = new UpdateProgress(books, progress, clock, authority);
+  const createShelf = new CreateShelf(shelves, books, clock, ids, authority);
+  const updateShelf = new UpdateShelf(shelves, books, clock, authority);
+  const deleteShelf = new DeleteShelf(shelves, authority);
+  const addBookToShelf = new AddBookToShelf(shelves, books, clock, authority);
+  const removeBookFromShelf = new RemoveBookFromShelf(shelves, clock, authority);
   return {
     store, clock, ids, hasher, tokens, secrets, oidc, authority, lockout, events, logged,
     bootstrapAdmin: new BootstrapAdmin(users, hasher, clock, ids),
@@ -150,13 +163,23 @@ export function aWorld(options: WorldOptions = {}) {
     deleteProgress: new DeleteProgress(books, progress, authority),
     reconcileBookStorage: new ReconcileBookStorage(books, staging, blobs, clock),
     listShelves: new ListShelves(shelves),
-    createShelf: new CreateShelf(shelves, books, clock, ids, authority),
+    createShelf,
     getShelf: new GetShelf(shelves),
-    updateShelf: new UpdateShelf(shelves, books, clock, authority),
-    deleteShelf: new DeleteShelf(shelves, authority),
+    updateShelf,
+    deleteShelf,
     listShelfBooks: new ListShelfBooks(shelves, books),
-    addBookToShelf: new AddBookToShelf(shelves, books, clock, authority),
-    removeBookFromShelf: new RemoveBookFromShelf(shelves, clock, authority),
+    addBookToShelf,
+    removeBookFromShelf,
+    // Sync URL secrets shaped as real ones (43 URL-safe characters), so AuthenticateKoboDevice takes them.
+    createKoboDevice: new CreateKoboDevice(koboDevices, shelves, new SequentialUrlSecrets(), clock, ids, authority),
+    listKoboDevices: new ListKoboDevices(koboDevices),
+    revokeKoboDevice: new RevokeKoboDevice(koboDevices, authority),
+    authenticateKoboDevice: new AuthenticateKoboDevice(koboDevices, users, secrets, throttle, clock,
+      { address: settings.loginPolicies.address, device: settings.loginPolicies.account }, events),
+    syncKoboLibrary: new SyncKoboLibrary(store.changes, books, shelves, progress, koboDevices, clock, settings.koboSyncPageSize),
+    getKoboBook: new GetKoboBook(books, shelves),
+    archiveKoboBook: new ArchiveKoboBook(books, shelves, koboDevices, authority),
+    editKoboTags: new EditKoboTags(shelves, createShelf, updateShelf, deleteShelf, addBookToShelf, removeBookFromShelf),
     oidcAccounts,
     oidcAttemptLimiter: limiter,
     startOidcLogin,

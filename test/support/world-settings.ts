@@ -1,3 +1,4 @@
+import { KOBO_SYNC_PAGE_SIZE } from '../../src/bootstrap/use-cases.js';
 import type { LoginPolicies } from '../../src/application/use-cases/login-user.js';
 import type { OidcAccountSettings } from '../../src/application/use-cases/oidc-accounts.js';
 import type { RegistrationSettings } from '../../src/application/use-cases/register-user.js';
@@ -13,6 +14,8 @@ export interface WorldSettings {
   readonly oidcFlow: OidcFlowSettings;
   readonly maxUploadBytes: number;
   readonly jwtSecret: string;
+  /** Change-feed entries one Kobo sync page reads at most. */
+  readonly koboSyncPageSize: number;
 }
 
 const MINUTE = 60_000;
@@ -28,4 +31,5 @@ export const DEFAULT_WORLD_SETTINGS: WorldSettings = {
   oidcFlow: { redirectUri: 'https://stacks.example/api/auth/oidc/callback', allowedOrigins: ['https://stacks.example'], stateTtlMs: 10 * MINUTE },
   maxUploadBytes: 1024 * 1024,
   jwtSecret: 'unit-test-secret-that-is-at-least-32-bytes',
+  koboSyncPageSize: KOBO_SYNC_PAGE_SIZE,
 };
