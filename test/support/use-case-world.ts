@@ -129,6 +129,8 @@ export function aWorld(options: WorldOptions = {}) {
   const removeBookFromShelf = new RemoveBookFromShelf(shelves, clock, authority);
   return {
     store, clock, ids, hasher, tokens, secrets, oidc, authority, lockout, events, logged,
+    /** The book, shelf and progress repositories the use cases write through: each write is also recorded in `store.changes`. */
+    recorded: { books, shelves, progress },
     bootstrapAdmin: new BootstrapAdmin(users, hasher, clock, ids),
     registerUser: new RegisterUser(users, hasher, tokens, clock, ids, settings.registration),
     loginUser: new LoginUser(users, hasher, tokens, throttle, clock, settings.loginPolicies, settings.registration.localLogin, lockout, events),
