@@ -131,7 +131,7 @@ async function heldWrite(write: Write, change: Change, through: 'session' | 'key
   return { code: (error as { code?: unknown }).code, changedAfter: (await snapshot()) !== before };
 }
 
-describe('every write confirms its authority just before it commits', () => {
+describe('Authority: every write confirms its authority just before it commits', () => {
   for (const write of WRITES) {
     for (const change of SESSION_CHANGES) {
       if (write.anyRole && change.code === 'permission_denied') continue;

@@ -17,7 +17,7 @@ async function member() {
   return w.storeUser({ passwordHash: await w.hasher.hash(OLD) });
 }
 
-describe('ChangePassword', () => {
+describe('ChangePassword and its CurrentPasswordCheck', () => {
   it('stores the new password, bumps the token version and the update time', async () => {
     const { user, actor } = await member();
     w.clock.advance(60_000);

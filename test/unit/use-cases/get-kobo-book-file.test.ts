@@ -1,4 +1,5 @@
 import { readFile } from 'node:fs/promises';
+import { Readable } from 'node:stream';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import type { KepubConverter, StagedFile } from '../../../src/application/ports.js';
 import type { KoboSession } from '../../../src/application/use-cases/authenticate-kobo-device.js';
@@ -23,7 +24,7 @@ class CountingConverter implements KepubConverter {
     await new Promise((resolve) => setImmediate(resolve)); // a conversion takes a while: concurrent requests overlap it
     if (this.failWith) throw this.failWith;
     const epub = await readFile(source.handle);
-    return this.w.staging.stage([Buffer.concat([Buffer.from('KEPUB of '), epub])], 1024 * 1024);
+    return this.w.staging.stage(Readable.from([Buffer.concat([Buffer.from('KEPUB of '), epub])]), 1024 * 1024);
   }
 }
 

@@ -111,7 +111,7 @@ describe('LoginUser', () => {
   });
 });
 
-describe('lockouts that spare their owners', () => {
+describe('AccountLockout: lockouts that spare their owners', () => {
   const HOME = '198.51.100.10';
   const block = async () => {
     for (let i = 0; i < 3; i++) await errorOf(w.loginUser.execute(at('gina', `wrong ${i}`, `203.0.113.${i + 20}`)));
@@ -166,7 +166,7 @@ describe('lockouts that spare their owners', () => {
   });
 });
 
-describe('auth events', () => {
+describe('AuthEvents: auth events', () => {
   it('writes one per check, with the account\'s id or a keyed tag of the login, never the login, password or address mix-up', async () => {
     const { id } = (await w.store.users.findByUsername('gina'))!;
     await errorOf(w.loginUser.execute(at('gina', 'my password typed here')));
