@@ -7,6 +7,7 @@ import type { MetadataReader } from '../../src/application/ports.js';
 import type { UploadSource } from '../../src/application/use-cases/upload-book.js';
 import { bookCoverKey, bookFileKey, type Book } from '../../src/domain/book.js';
 import type { MetadataPatch } from '../../src/domain/book-metadata.js';
+import { anActor } from './actors.js';
 import { aBook } from './builders.js';
 import { aWorld, type World, type WorldOptions } from './use-case-world.js';
 
@@ -62,6 +63,15 @@ export async function storeBookWithFiles(w: BookWorld, overrides: Partial<Book>,
   await w.blobs.putBytes(bookFileKey(book.id), file);
   if (cover) await w.blobs.putBytes(bookCoverKey(book.id), cover);
   return book;
+}
+
+/** The owner of the books storeOwnedBook stores, as the actor it acts as. */
+export const BOOK_OWNER = anActor('user', 'owner-1');
+
+/** Stores book `id` of BOOK_OWNER, its file the 20 bytes `0123456789abcdefghij`, with a PNG cover unless `withCover` is false. */
+export function storeOwnedBook(w: BookWorld, id: string, withCover = true): Promise<Book> {
+  return storeBookWithFiles(w, { id, owner: { id: BOOK_OWNER.id, username: BOOK_OWNER.username } }, Buffer.from('0123456789abcdefghij'),
+    withCover ? Buffer.from('png') : null);
 }
 
 /** Everything a body yields, as UTF-8 text. */

@@ -212,3 +212,10 @@ export function aWorld(options: WorldOptions = {}) {
 }
 
 export type World = ReturnType<typeof aWorld>;
+
+/** A world whose ids start `shelf-`, with four books stored; `ids(2, 0)` are the ids of the third and the first. */
+export async function aShelfWorld(): Promise<{ w: World; ids: (...indexes: number[]) => string[] }> {
+  const w = aWorld({ idPrefix: 'shelf-' });
+  const books = await w.storeBooks(4);
+  return { w, ids: (...indexes) => indexes.map((i) => books[i]!.id) };
+}

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { aBookWorld, anActor, storeBookWithFiles, aShelf, type BookWorld } from '../../support/kit.js';
+import { aBookWorld, anActor, aShelf, BOOK_OWNER, type BookWorld, storeOwnedBook } from '../../support/kit.js';
 
 let w: BookWorld;
 beforeEach(async () => {
@@ -7,10 +7,8 @@ beforeEach(async () => {
 });
 afterEach(() => w.cleanup());
 
-const owner = anActor('user', 'owner-1');
-const bytes = Buffer.from('0123456789abcdefghij');
-const storedBook = (id: string, withCover = true) =>
-  storeBookWithFiles(w, { id, owner: { id: 'owner-1', username: 'owner-1' } }, bytes, withCover ? Buffer.from('png') : null);
+const owner = BOOK_OWNER;
+const storedBook = (id: string, withCover = true) => storeOwnedBook(w, id, withCover);
 
 describe('DeleteBook', () => {
   it('removes the record, the shelf entries, the file and the cover', async () => {

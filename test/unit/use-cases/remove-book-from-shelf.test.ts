@@ -1,13 +1,10 @@
 import { beforeEach, describe, expect, it } from 'vitest';
-import type { Book } from '../../../src/domain/book.js';
-import { alice, aWorld, errorOf, type World } from '../../support/kit.js';
+import { alice, aShelfWorld, errorOf, type World } from '../../support/kit.js';
 
 let w: World;
-let books: Book[];
-const ids = (...indexes: number[]) => indexes.map((i) => (books[i] as Book).id);
+let ids: (...indexes: number[]) => string[];
 beforeEach(async () => {
-  w = aWorld({ idPrefix: 'shelf-' });
-  books = await w.storeBooks(4);
+  ({ w, ids } = await aShelfWorld());
 });
 
 describe('RemoveBookFromShelf', () => {
