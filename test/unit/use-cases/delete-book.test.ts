@@ -7,38 +7,36 @@ beforeEach(async () => {
 });
 afterEach(() => w.cleanup());
 
-const owner = BOOK_OWNER;
-const storedBook = (id: string, withCover = true) => storeOwnedBook(w, id, withCover);
 
 describe('DeleteBook', () => {
   it('removes the record, the shelf entries, the file and the cover', async () => {
-    await storedBook('gone');
-    await storedBook('stays', false);
+    await storeOwnedBook(w, 'gone');
+    await storeOwnedBook(w, 'stays', false);
     const shelf = aShelf({ bookIds: ['stays', 'gone'] });
     await w.store.shelves.create(shelf);
-    await w.deleteBook.execute(owner, 'gone');
+    await w.deleteBook.execute(BOOK_OWNER, 'gone');
     expect((await w.store.books.existingIds(['gone'])).has('gone')).toBe(false);
     expect((await w.store.shelves.findById(shelf.id))?.bookIds).toEqual(['stays']);
     expect(await w.files()).toEqual({ books: ['stays.book'], tmp: [] });
   });
 
   it('removes every reader\'s progress of the book and keeps that of other books', async () => {
-    await storedBook('gone');
-    await storedBook('stays', false);
-    for (const reader of [owner, anActor('user', 'reader-2')]) {
+    await storeOwnedBook(w, 'gone');
+    await storeOwnedBook(w, 'stays', false);
+    for (const reader of [BOOK_OWNER, anActor('user', 'reader-2')]) {
       for (const bookId of ['gone', 'stays']) await w.updateProgress.execute(reader, { bookId, update: { percentage: 0.5 } });
     }
-    await w.deleteBook.execute(owner, 'gone');
-    expect(await w.store.progress.get(owner.id, 'gone')).toBeNull();
+    await w.deleteBook.execute(BOOK_OWNER, 'gone');
+    expect(await w.store.progress.get(BOOK_OWNER.id, 'gone')).toBeNull();
     expect(await w.store.progress.get('reader-2', 'gone')).toBeNull();
     expect(await w.store.progress.get('reader-2', 'stays')).toMatchObject({ percentage: 0.5 });
   });
 
   it('is permission_denied for another user, who can still see the book, and book_not_found for none', async () => {
-    await storedBook('theirs');
+    await storeOwnedBook(w, 'theirs');
     const remove = w.deleteBook;
     await expect(remove.execute(anActor('user', 'someone-else'), 'theirs')).rejects.toMatchObject({ code: 'permission_denied' });
-    await expect(remove.execute(owner, 'nothing')).rejects.toMatchObject({ code: 'book_not_found' });
+    await expect(remove.execute(BOOK_OWNER, 'nothing')).rejects.toMatchObject({ code: 'book_not_found' });
     expect((await w.store.books.existingIds(['theirs'])).has('theirs')).toBe(true);
     await remove.execute(anActor('admin'), 'theirs');
     expect((await w.store.books.existingIds(['theirs'])).has('theirs')).toBe(false);

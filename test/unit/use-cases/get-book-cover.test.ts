@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { aBookWorld, anActor, BOOK_OWNER, type BookWorld, errorOf, storeOwnedBook, textOf } from '../../support/kit.js';
+import { aBookWorld, anActor, type BookWorld, errorOf, storeOwnedBook, textOf } from '../../support/kit.js';
 
 let w: BookWorld;
 beforeEach(async () => {
@@ -7,13 +7,11 @@ beforeEach(async () => {
 });
 afterEach(() => w.cleanup());
 
-const owner = BOOK_OWNER;
-const storedBook = (id: string, withCover = true) => storeOwnedBook(w, id, withCover);
 
 describe('GetBookCover', () => {
   it('gives the cover, or cover_not_found', async () => {
-    await storedBook('with');
-    await storedBook('without', false);
+    await storeOwnedBook(w, 'with');
+    await storeOwnedBook(w, 'without', false);
     const cover = w.getBookCover;
     const got = await cover.execute(anActor('reader'), 'with');
     expect(got.mediaType).toBe('image/png');

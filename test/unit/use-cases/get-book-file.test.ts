@@ -1,6 +1,6 @@
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { RangeNotSatisfiableError } from '../../../src/domain/errors.js';
-import { aBookWorld, anActor, BOOK_OWNER, type BookWorld, errorOf, storeOwnedBook, textOf } from '../../support/kit.js';
+import { aBookWorld, anActor, type BookWorld, errorOf, storeOwnedBook, textOf } from '../../support/kit.js';
 
 let w: BookWorld;
 beforeEach(async () => {
@@ -8,12 +8,10 @@ beforeEach(async () => {
 });
 afterEach(() => w.cleanup());
 
-const owner = BOOK_OWNER;
-const storedBook = (id: string, withCover = true) => storeOwnedBook(w, id, withCover);
 
 describe('GetBookFile', () => {
   it('describes the file and reads it whole or one range; a range past the end is not satisfiable', async () => {
-    await storedBook('b1');
+    await storeOwnedBook(w, 'b1');
     const file = await w.getBookFile.execute(anActor('reader'), 'b1');
     expect(file).toMatchObject({ format: 'epub', mediaType: 'application/epub+zip', size: 20, fileName: expect.stringMatching(/\.epub$/) });
     expect(file.etag).toMatch(/^"[0-9a-f]{64}"$/);
@@ -31,7 +29,7 @@ describe('GetBookFile', () => {
   });
 
   it('is permission_denied without books:read', async () => {
-    await storedBook('b1');
+    await storeOwnedBook(w, 'b1');
     expect(await errorOf(w.getBookFile.execute(anActor([]), 'b1'))).toMatchObject({ kind: 'forbidden', code: 'permission_denied' });
   });
 });
